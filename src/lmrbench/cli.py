@@ -1,0 +1,287 @@
+"""The `lmrbench` command line: a thin typer layer, one library call per command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
+from lmrbench.evaluate.models import Evaluation, Status
+from lmrbench.evaluate.runner import EvalConfig
+from lmrbench.generate import BUILTIN_MODELS, generate_builtin
+from lmrbench.report.summary import markdown, status_style, summarise
+from lmrbench.tasks.fixtures import build_fixtures
+from lmrbench.tasks.lint import lint
+from lmrbench.tasks.loader import TaskSet, load_tasks
+from lmrbench.tasks.schema import TaskFormatError
+from lmrbench.validate import ValidateConfig, validate
+
+app = typer.Typer(help="lmrbench: can a model reproduce the code of a language-modeling paper?",
+                  no_args_is_help=True, pretty_exceptions_enable=False)
+tasks_app = typer.Typer(help="List, show, lint the tasks and rebuild their fixtures.", no_args_is_help=True)
+app.add_typer(tasks_app, name="tasks")
+out = Console()
+err = Console(stderr=True)
+
+TasksOpt = Annotated[Path | None, typer.Option("--tasks", help="Task folder (either layout); default: built-in.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output on stdout.")]
+SelectOpt = Annotated[list[str] | None, typer.Option("--task", "-t", help="Only these tasks/instances (glob).")]
+WorkersOpt = Annotated[int, typer.Option("--workers", "-w", min=1, help="Evaluations in parallel.")]
+RunDirOpt = Annotated[Path | None, typer.Option("--run-dir", help="Run directory; default runs/<model>.")]
+
+
+def _load(path: Path | None, quiet: bool = False) -> TaskSet:
+    try:
+        tasks = load_tasks(path)
+    except (TaskFormatError, FileNotFoundError) as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    if tasks.problems and not quiet:
+        err.print(f"[yellow]{len(tasks.problems)} problem(s) while loading; see `lmrbench tasks lint`[/yellow]")
+    return tasks
+
+
+def _emit_json(data: object) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+@tasks_app.command("list")
+def tasks_list(tasks: TasksOpt = None, as_json: JsonOpt = False) -> None:
+    """List every implementation with its category."""
+    ts = _load(tasks)
+    rows = [{"instance_id": i.instance_id, "category": i.category.value if i.category else None,
+             "goal": f"{i.goal_file}::{','.join(i.targets) or '<whole file>'}"} for i in ts.instances()]
+    if as_json:
+        _emit_json(rows)
+        return
+    table = Table(title=f"{len(rows)} implementations in {len(ts.tasks)} tasks ({ts.root})")
+    for col in ("instance", "category", "masked target"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["instance_id"], r["category"] or "[red]unmapped[/red]", r["goal"])
+    out.print(table)
+
+
+@tasks_app.command("show")
+def tasks_show(instance: str, tasks: TasksOpt = None, as_json: JsonOpt = False) -> None:
+    """Show one task or implementation (`dpo` or `dpo/1`)."""
+    ts = _load(tasks, quiet=True)
+    try:
+        task = ts.task(instance.split("/")[0])
+    except KeyError as exc:
+        err.print(f"[red]error:[/red] {exc.args[0]}")
+        raise typer.Exit(2) from exc
+    if as_json:
+        _emit_json(task.model_dump(mode="json"))
+        return
+    out.print(f"[bold]{task.task_id}[/bold] ({task.layout.value}): {task.paper_name}\n{task.paper_url}")
+    for impl in task.implementations:
+        if "/" in instance and impl.instance_id != instance:
+            continue
+        cat = impl.category.value if impl.category else impl.raw_category
+        out.print(f"\n[bold]{impl.instance_id}[/bold] [{cat}] {impl.goal_file}::{', '.join(impl.targets)}")
+        out.print(impl.instruction)
+
+
+@tasks_app.command("lint")
+def tasks_lint(path: Annotated[Path | None, typer.Argument(help="Task folder; default: built-in.")] = None,
+               tasks: TasksOpt = None, as_json: JsonOpt = False) -> None:
+    """Report each defect of a task folder, one line each: task[/index], severity, kind, detail."""
+    ts = _load(path or tasks, quiet=True)
+    problems = lint(ts)
+    if as_json:
+        _emit_json([p.model_dump() for p in problems])
+    else:
+        for p in problems:
+            out.print(p.line(), markup=False, highlight=False, soft_wrap=True)
+        out.print(f"{len(ts.tasks)} task(s), {len(problems)} problem(s)", highlight=False)
+    if any(p.severity == "error" for p in problems):
+        raise typer.Exit(1)
+
+
+@tasks_app.command("fixtures")
+def tasks_fixtures(tasks: TasksOpt = None, select: SelectOpt = None,
+                   check: Annotated[bool, typer.Option("--check", help="Compare instead of writing.")] = False
+                   ) -> None:
+    """Regenerate tests/fixtures of each task from its reference (or check they are up to date)."""
+    ts = _load(tasks)
+    ids = {i.task_id for i in ts.select(select)}
+    bad = 0
+    for task in (t for t in ts.tasks if t.task_id in ids):
+        res = build_fixtures(task, check)
+        bad += not res.ok
+        colour = "green" if res.ok else "red"
+        out.print(f"[{colour}]{task.task_id}[/{colour}]: {res.detail}", highlight=False)
+    if bad:
+        raise typer.Exit(1)
+
+
+@app.command("validate")
+def validate_cmd(
+    tasks: TasksOpt = None,
+    select: SelectOpt = None,
+    repeat: Annotated[int, typer.Option(min=1, help="Reference runs; each must pass.")] = 3,
+    mutants: Annotated[bool, typer.Option("--mutants", help="Also run mechanical mutants.")] = False,
+    max_mutants: Annotated[int | None, typer.Option(help="Sample at most this many mutants per impl.")] = None,
+    no_wrong: Annotated[bool, typer.Option("--no-wrong", help="Skip the hand-written wrong variants.")] = False,
+    min_kill: Annotated[float, typer.Option(help="Fail when a kill rate is below this (0-1).")] = 0.0,
+    workers: WorkersOpt = 2,
+    as_json: JsonOpt = False,
+) -> None:
+    """Prove tasks discriminate: reference N/N, stub fails, wrong variants fail, mutants killed."""
+    ts = _load(tasks)
+    impls = [(ts.task(i.task_id), i) for i in ts.select(select)]
+    cfg = ValidateConfig(repeat=repeat, wrong=not no_wrong, mutants=mutants, max_mutants=max_mutants,
+                         workers=workers)
+    with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=err, transient=True) as bar:
+        job = bar.add_task("validating")
+        results = validate(impls, cfg, tick=lambda msg: bar.update(job, description=msg))
+    if as_json:
+        _emit_json([r.model_dump(mode="json") | {"ok": r.ok, "kill_rate": r.kill_rate} for r in results])
+    else:
+        table = Table(title="validation")
+        for col in ("instance", "tests", "reference", "stub", "wrong caught", "mutants killed", "s/run", "ok"):
+            table.add_column(col)
+        for r in results:
+            kill = f"{r.mutants_killed}/{r.mutants_total} ({r.kill_rate:.0%})" if r.kill_rate is not None else "-"
+            table.add_row(r.instance_id, str(r.tests), f"{r.reference_passed}/{r.reference_runs}",
+                          r.stub_status.value, f"{r.wrong_caught}/{r.wrong_total}", kill, f"{r.seconds:.1f}",
+                          "[green]yes[/green]" if r.ok else "[red]NO[/red]")
+        out.print(table)
+        for r in results:
+            for reason in r.reference_reasons:
+                out.print(f"[red]{r.instance_id} reference failed:[/red] {reason}", highlight=False)
+            for w in r.wrong_survivors:
+                out.print(f"[red]{r.instance_id} wrong variant passed:[/red] {w}", highlight=False)
+            for s in r.mutant_survivors:
+                out.print(f"{r.instance_id} surviving mutant {s.mutant_id}: {s.description}", highlight=False)
+    low = [r for r in results if r.kill_rate is not None and r.kill_rate < min_kill]
+    if not all(r.ok for r in results) or low:
+        raise typer.Exit(1)
+
+
+def _run_dir(run_dir: Path | None, model: str) -> Path:
+    return run_dir or Path("runs") / model.replace("/", "_")
+
+
+def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeout: int | None) -> list[Evaluation]:
+    preds, invalid = load_predictions(predictions, ts)
+    config = EvalConfig(timeout_s=timeout)
+    with Progress(TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        job = bar.add_task("", total=len(preds))
+        failures = 0
+
+        def tick(ev: Evaluation) -> None:
+            nonlocal failures
+            failures += not ev.passed
+            bar.update(job, advance=1, description=f"{ev.instance_id} {ev.status.value} · not passed: {failures}")
+
+        evaluate_predictions(preds, ts, run_dir / "evaluations.jsonl", run_dir / "work", run_dir / "logs",
+                             config, workers, tick, extra=invalid)
+    return latest_evaluations(run_dir / "evaluations.jsonl")
+
+
+def _report(ts: TaskSet | None, run_dir: Path, as_json: bool) -> None:
+    evals = latest_evaluations(run_dir / "evaluations.jsonl")
+    if not evals:
+        err.print(f"[red]error:[/red] no evaluations in {run_dir / 'evaluations.jsonl'}")
+        raise typer.Exit(2)
+    summaries = summarise(evals, ts)
+    (run_dir / "report.md").write_text(markdown(evals, summaries))
+    data = {"summaries": [s.model_dump() for s in summaries], "evaluations": [e.model_dump(mode="json")
+                                                                             for e in evals]}
+    (run_dir / "report.json").write_text(json.dumps(data, indent=2))
+    if as_json:
+        _emit_json(data)
+        return
+    table = Table(title=f"results: {run_dir}")
+    for col in ("instance", "model", "sample", "status", "tests", "seconds", "reason"):
+        table.add_column(col)
+    for ev in sorted(evals, key=lambda e: (e.model, e.instance_id, e.sample)):
+        style = status_style(ev.status)
+        table.add_row(ev.instance_id, ev.model, str(ev.sample), f"[{style}]{ev.status.value}[/{style}]",
+                      f"{ev.tests_passed}/{ev.tests_total}", f"{ev.duration_s:.1f}", ev.reason[:60])
+    out.print(table)
+    for s in summaries:
+        counts = ", ".join(f"{k}={v}" for k, v in sorted(s.status_counts.items()))
+        out.print(f"[bold]{s.model}[/bold]: {s.passed}/{s.evaluations} passed ({s.pass_rate:.1%}); "
+                  f"mean test share {s.mean_test_share:.1%}; {counts}", highlight=False)
+    out.print(f"report written to {run_dir / 'report.md'} and report.json", highlight=False)
+
+
+@app.command("generate")
+def generate_cmd(
+    model: Annotated[str, typer.Option(help=f"Built-in: {', '.join(BUILTIN_MODELS)}.")],
+    tasks: TasksOpt = None,
+    select: SelectOpt = None,
+    samples: Annotated[int, typer.Option(min=1, help="Samples per implementation.")] = 1,
+    run_dir: RunDirOpt = None,
+) -> None:
+    """Write predictions.jsonl for a model (resumable: finished items are skipped)."""
+    ts = _load(tasks)
+    rd = _run_dir(run_dir, model)
+    try:
+        new = generate_builtin(ts, model, rd / "predictions.jsonl", samples, select)
+    except KeyError as exc:
+        err.print(f"[red]error:[/red] {exc.args[0]}")
+        raise typer.Exit(2) from exc
+    out.print(f"{new} new prediction(s) in {rd / 'predictions.jsonl'}", highlight=False)
+
+
+@app.command("evaluate")
+def evaluate_cmd(
+    predictions: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="A predictions.jsonl file.")],
+    tasks: TasksOpt = None,
+    run_dir: RunDirOpt = None,
+    workers: WorkersOpt = 1,
+    timeout: Annotated[int | None, typer.Option(min=1, help="Override each task's timeout (s).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Evaluate predictions in the sandbox into evaluations.jsonl (resumable), then report."""
+    ts = _load(tasks)
+    rd = run_dir or predictions.parent
+    _evaluate(ts, predictions, rd, workers, timeout)
+    _report(ts, rd, as_json)
+
+
+@app.command("report")
+def report_cmd(run_dir: Annotated[Path, typer.Argument(exists=True, file_okay=False)], tasks: TasksOpt = None,
+               as_json: JsonOpt = False) -> None:
+    """Summarise a run directory's evaluations (tables, report.md, report.json)."""
+    _report(_load(tasks, quiet=True), run_dir, as_json)
+
+
+@app.command("run")
+def run_cmd(
+    model: Annotated[str, typer.Option(help=f"Built-in: {', '.join(BUILTIN_MODELS)}.")] = "reference",
+    tasks: TasksOpt = None,
+    select: SelectOpt = None,
+    samples: Annotated[int, typer.Option(min=1)] = 1,
+    run_dir: RunDirOpt = None,
+    workers: WorkersOpt = 2,
+    as_json: JsonOpt = False,
+) -> None:
+    """Generate, evaluate and report in one go (resumable)."""
+    ts = _load(tasks)
+    rd = _run_dir(run_dir, model)
+    try:
+        generate_builtin(ts, model, rd / "predictions.jsonl", samples, select)
+    except KeyError as exc:
+        err.print(f"[red]error:[/red] {exc.args[0]}")
+        raise typer.Exit(2) from exc
+    evals = _evaluate(ts, rd / "predictions.jsonl", rd, workers, None)
+    _report(ts, rd, as_json)
+    if any(e.status in (Status.ERROR,) for e in evals):
+        raise typer.Exit(1)
+
+
+def main() -> None:  # pragma: no cover
+    app()

@@ -1,0 +1,1 @@
+"""Apply a prediction, run the hidden tests in the sandbox, grade from structured results and exit code."""

@@ -1,0 +1,162 @@
+"""Evaluate one prediction: fresh workspace, apply, restore protected files, run hidden tests, grade."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_workspace, restore_protected
+from lmrbench.evaluate.grading import grade, legacy_verdict
+from lmrbench.evaluate.models import Evaluation, Prediction, Status
+from lmrbench.sandbox import LocalSandbox, Sandbox, SandboxConfig
+from lmrbench.tasks.schema import Implementation, Layout, Task
+
+HIDDEN = "_hidden_tests"
+OUT = "_lmrbench_out"
+PLUGIN = Path(__file__).with_name("pytest_results_plugin.py")
+EVAL_VERSION = "1"
+
+LAUNCHER = """\
+import os, sys
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import json  # noqa: F401  (bound before the workspace can shadow it)
+import pytest
+import pytest_results_plugin
+sys.path.insert(0, os.getcwd())  # the repository, after pytest and the plugin are loaded
+args = ["-q", "-p", "no:cacheprovider", "--import-mode=importlib", "-c", os.path.join(HERE, "pytest.ini"),
+        "--rootdir", os.getcwd(), "--confcutdir", HERE, "-o", "addopts=", *sys.argv[1:]]
+sys.exit(pytest.main(args, plugins=[pytest_results_plugin]))
+"""
+
+
+class EvalConfig(BaseModel):
+    """How evaluations run."""
+
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig, description="Isolation and limits.")
+    keep_workspaces: bool = Field(default=False, description="Keep each evaluation's workspace for debugging.")
+    timeout_s: int | None = Field(default=None, ge=1, description="Override every task's own timeout.")
+
+
+def task_hash(task: Task) -> str:
+    """Hash of everything in a task folder that can change a verdict."""
+    h = hashlib.sha256()
+    for path in sorted(task.root.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            h.update(str(path.relative_to(task.root)).encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def evaluation_key(task_digest: str, pred: Prediction) -> str:
+    return hashlib.sha256(f"{EVAL_VERSION}|{task_digest}|{pred.instance_id}|{pred.content_hash()}".encode()).hexdigest()
+
+
+def _workspace_modules(ws: Path) -> set[str]:
+    return {p.stem if p.is_file() else p.name for p in ws.iterdir() if p.suffix == ".py" or p.is_dir()}
+
+
+def _install_hidden_tests(task: Task, ws: Path, nonce: str) -> Path:
+    hidden = ws / HIDDEN
+    if hidden.exists():
+        shutil.rmtree(hidden)
+    assert task.tests_dir is not None
+    shutil.copytree(task.tests_dir, hidden, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copyfile(PLUGIN, hidden / "pytest_results_plugin.py")
+    (hidden / "_launcher.py").write_text(LAUNCHER)
+    (hidden / "pytest.ini").write_text("[pytest]\n")
+    out = ws / OUT
+    out.mkdir(exist_ok=True)
+    (out / "nonce").write_text(nonce)
+    return hidden
+
+
+def _run_pytest(task: Task, impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int, log: Path,
+                hide: list[Path]) -> dict[str, Any]:
+    nonce = secrets.token_hex(16)
+    hidden = _install_hidden_tests(task, ws, nonce)
+    assert task.tests_dir is not None
+    test_rel = Path(impl.unit_test_file).relative_to(task.tests_dir.relative_to(task.root))
+    env = {"LMRBENCH_NONCE_FILE": str(ws / OUT / "nonce"), "LMRBENCH_RESULTS": str(ws / OUT / "results.json")}
+    res = sandbox.exec([sys.executable, "-P", str(hidden / "_launcher.py"), str(Path(HIDDEN) / test_rel)], ws,
+                       timeout, log, env=env, readonly=[hidden], hide=hide)
+    results_path = ws / OUT / "results.json"
+    try:
+        results = json.loads(results_path.read_text()) if results_path.is_file() else None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        results = None
+    g = grade(results, nonce, res.exit_code, res.timed_out, _workspace_modules(ws))
+    return dict(
+        status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
+        reason=g.reason, exit_code=res.exit_code, isolation=res.isolation,
+    )
+
+
+def _run_legacy(impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int, log: Path,
+                hide: list[Path]) -> dict[str, Any]:
+    test = Path(impl.unit_test_file)
+    logs_dir = ws / test.parent / "logs"
+    if logs_dir.exists():
+        shutil.rmtree(logs_dir)  # a stale log must not grade this run
+    logs_dir.mkdir(parents=True)
+    res = sandbox.exec([sys.executable, str(test)], ws, timeout, log, env={"PYTHONPATH": str(ws)}, hide=hide)
+    verdict = legacy_verdict(logs_dir / f"{test.stem}.log", res.exit_code)
+    if res.timed_out:
+        status, reason = Status.TIMEOUT, "wall-clock timeout"
+    else:
+        status = Status.PASSED if verdict.strict else Status.FAILED
+        reason = "" if verdict.strict else f"legacy: log_rule={verdict.log_rule}, exit code {res.exit_code}"
+    return dict(
+        status=status, tests_passed=int(verdict.strict), tests_total=1, reason=reason,
+        exit_code=res.exit_code, isolation=res.isolation, legacy=verdict,
+    )
+
+
+def evaluate_one(
+    task: Task,
+    impl: Implementation,
+    pred: Prediction,
+    work_dir: Path,
+    log_dir: Path,
+    config: EvalConfig | None = None,
+    sandbox: Sandbox | None = None,
+    key: str | None = None,
+) -> Evaluation:
+    """Evaluate one prediction of one implementation; never raises for anything the prediction does."""
+    config = config or EvalConfig()
+    sandbox = sandbox or LocalSandbox(config.sandbox)
+    key = key or evaluation_key(task_hash(task), pred)
+    start = time.monotonic()
+    name = f"{task.task_id}__{impl.index}__{pred.model.replace('/', '_')}__{pred.sample}__{key[:10]}"
+    ws = work_dir / name / "repo"
+    log = log_dir / f"{name}.log"
+    base = dict(instance_id=impl.instance_id, task_id=task.task_id, index=impl.index, model=pred.model,
+                sample=pred.sample, key=key, log_path=str(log))
+    try:
+        make_workspace(task, ws)
+        try:
+            apply_prediction(pred, ws)
+        except InvalidPrediction as exc:
+            return Evaluation(**base, status=Status.INVALID, reason=str(exc),
+                              duration_s=round(time.monotonic() - start, 3))
+        tampered = restore_protected(task, ws)
+        timeout = config.timeout_s or task.timeout_s
+        hide = sorted({task.root.parent.resolve(), work_dir.resolve(), log_dir.resolve(), Path.cwd().resolve()})
+        if task.layout is Layout.ORIGINAL:
+            fields = _run_legacy(impl, ws, sandbox, timeout, log, hide)
+        else:
+            fields = _run_pytest(task, impl, ws, sandbox, timeout, log, hide)
+        if tampered:
+            fields["reason"] = (fields["reason"] + f"; restored {len(tampered)} protected file(s)").lstrip("; ")
+        return Evaluation(**base, **fields, duration_s=round(time.monotonic() - start, 3))
+    finally:
+        if not config.keep_workspaces:
+            shutil.rmtree(ws.parent, ignore_errors=True)

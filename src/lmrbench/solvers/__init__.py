@@ -1,0 +1,1 @@
+"""Solvers: how a prediction is made for one implementation."""

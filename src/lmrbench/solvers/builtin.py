@@ -1,0 +1,43 @@
+"""The built-in solvers that need no model: `reference` (the golden code) and `stub` (the masked code as is)."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from lmrbench.evaluate.models import Prediction
+from lmrbench.tasks.schema import Implementation, Task
+from lmrbench.tasks.source import definition_in, extract
+
+
+def code_prediction(impl: Implementation, model: str, snippet: str, sample: int = 0, **meta: object) -> Prediction:
+    """Form (a) from one snippet holding every target definition (a wrong variant, a mutant, an answer)."""
+    defs = {t: definition_in(snippet, t) for t in impl.targets}
+    return Prediction(instance_id=impl.instance_id, model=model, sample=sample,
+                      functions={impl.goal_file: defs}, meta=dict(meta))
+
+
+def _whole_file_diff(task: Task, impl: Implementation, golden: Path) -> str:
+    old = (task.repo_dir / impl.goal_file).read_text(encoding="utf-8").splitlines(keepends=True)
+    new = golden.read_text(encoding="utf-8").splitlines(keepends=True)
+    return "".join(difflib.unified_diff(old, new, f"a/{impl.goal_file}", f"b/{impl.goal_file}"))
+
+
+def reference_prediction(task: Task, impl: Implementation, sample: int = 0) -> Prediction:
+    """The golden implementation of every target, spliced by name; a whole-file diff when there are no targets."""
+    if impl.golden_file is None:
+        return Prediction(instance_id=impl.instance_id, model="reference", sample=sample,
+                          error="the task has no golden file")
+    golden = impl.golden_file.read_text(encoding="utf-8")
+    if not impl.targets:
+        return Prediction(instance_id=impl.instance_id, model="reference", sample=sample,
+                          diff=_whole_file_diff(task, impl, impl.golden_file), meta={"solver": "reference"})
+    defs = {t: extract(golden, t) for t in impl.targets}
+    return Prediction(instance_id=impl.instance_id, model="reference", sample=sample,
+                      functions={impl.goal_file: defs}, meta={"solver": "reference"})
+
+
+def stub_prediction(task: Task, impl: Implementation, sample: int = 0) -> Prediction:
+    """Leaves the masked repository as it is."""
+    return Prediction(instance_id=impl.instance_id, model="stub", sample=sample, functions={},
+                      meta={"solver": "stub"})

@@ -1,0 +1,148 @@
+"""Pydantic models of a task: our info.json schema, and the layout-neutral loaded form used by every stage."""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import Enum
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from lmrbench.tasks.categories import Category
+
+FORMAT_TAG = "lmrbench/1"
+
+
+class Layout(str, Enum):
+    """Which on-disk layout a task was loaded from."""
+
+    LMRBENCH = "lmrbench"
+    ORIGINAL = "original"
+
+
+class ImplementationInfo(BaseModel):
+    """One masked implementation in our info.json (a superset of the original's fields)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int = Field(ge=1, description="1-based index; the instance id is '<task_id>/<index>'.")
+    instruction: str = Field(min_length=1, description="What to implement and where.")
+    category: Category = Field(description="One of the nine canonical category names.")
+    goal_file: str = Field(description="File holding the masked target(s), relative to the repository folder.")
+    goal_function: str = Field(description="Name of the masked function, method or class.")
+    class_name: str = Field(default="", description="Class holding goal_function, if it is a method.")
+    targets: list[str] = Field(
+        default_factory=list,
+        description="Qualified names of every masked definition (ext). Defaults to class_name.goal_function.",
+    )
+    golden_file: str = Field(description="Reference goal file, relative to the task folder.")
+    retrieval_context: list[str] = Field(
+        default_factory=list, description="Other repository files worth showing a solver, relative to the repo."
+    )
+    unit_test_file: str = Field(description="Hidden pytest file, relative to the task folder (differs from original).")
+
+    def qualified_targets(self) -> list[str]:
+        """The targets, defaulting to `class_name.goal_function`."""
+        if self.targets:
+            return list(self.targets)
+        return [f"{self.class_name}.{self.goal_function}" if self.class_name else self.goal_function]
+
+
+class TaskInfo(BaseModel):
+    """Our info.json. Unknown fields are rejected so that typos surface as errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["lmrbench/1"] = Field(description="Layout tag; tells the loader this is our layout.")
+    task_id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="Equal to the task folder's name.")
+    paper_name: str = Field(min_length=1, description="Title of the paper.")
+    folder_name: str = Field(default="", description="Kept for compatibility with the original schema.")
+    paper_url: str = Field(pattern=r"^https?://", description="Where the paper can be read.")
+    year: int = Field(ge=1990, le=2100, description="Publication year.")
+    publication_date: dt.date = Field(description="ISO date of the paper's first public version (ext).")
+    repo_url: str = Field(default="", description="Authors' repository, informational only; never used.")
+    repo_folder_name: str = Field(min_length=1, description="The masked repository folder inside the task.")
+    paper_file: str = Field(default="paper.md", description="Method description, relative to the task (ext).")
+    tests_dir: str = Field(default="tests", description="Hidden tests folder, relative to the task (ext).")
+    timeout_s: int = Field(default=120, ge=1, le=3600, description="Wall-clock limit of one evaluation (ext).")
+    requirements: list[str] = Field(default_factory=list, description="Python packages the task imports (ext).")
+    implementations: list[ImplementationInfo] = Field(min_length=1, description="The masked implementations.")
+
+    @field_validator("implementations")
+    @classmethod
+    def _unique_indices(cls, impls: list[ImplementationInfo]) -> list[ImplementationInfo]:
+        seen = [i.index for i in impls]
+        if len(seen) != len(set(seen)):
+            raise ValueError(f"implementation indices must be unique, got {seen}")
+        return impls
+
+
+class Implementation(BaseModel):
+    """A scored instance, in layout-neutral form. Paths are absolute."""
+
+    task_id: str
+    index: int
+    instruction: str
+    category: Category | None = Field(description="None when the original's category string cannot be mapped.")
+    raw_category: str = Field(default="", description="The category string as written in info.json.")
+    goal_file: str = Field(description="Relative to the repository folder.")
+    targets: list[str] = Field(description="Qualified names of the masked definitions; empty = whole file.")
+    golden_file: Path | None
+    retrieval_context: list[str] = Field(default_factory=list)
+    unit_test_file: str = Field(description="Ours: relative to the task folder. Original: relative to the repo.")
+
+    @property
+    def instance_id(self) -> str:
+        return f"{self.task_id}/{self.index}"
+
+
+class Task(BaseModel):
+    """A loaded task: what every stage needs, whatever layout it came from."""
+
+    task_id: str
+    layout: Layout
+    root: Path
+    repo_dir: Path
+    paper_name: str = ""
+    paper_url: str = ""
+    year: int | None = None
+    publication_date: dt.date | None = None
+    description_file: Path | None = Field(default=None, description="Our paper.md, when present.")
+    paper_json: Path | None = Field(default=None, description="Original layout: per-page paper text.")
+    paper_pdf: Path | None = Field(default=None, description="Original layout: the paper PDF.")
+    tests_dir: Path | None = Field(default=None, description="Ours: hidden tests folder.")
+    timeout_s: int = 120
+    requirements: list[str] = Field(default_factory=list)
+    implementations: list[Implementation]
+
+    def implementation(self, index: int) -> Implementation:
+        for impl in self.implementations:
+            if impl.index == index:
+                return impl
+        raise KeyError(f"{self.task_id} has no implementation {index}")
+
+    def wrong_dir(self, index: int) -> Path:
+        """Folder of the hand-written wrong variants of one implementation (ours only)."""
+        return self.root / "wrong" / str(index)
+
+
+class TaskFormatError(ValueError):
+    """A malformed task file: names the file, the field and what was expected."""
+
+    def __init__(self, file: Path, field: str, expected: str) -> None:
+        self.file, self.field, self.expected = file, field, expected
+        super().__init__(f"{file}: field '{field}': {expected}")
+
+
+def format_validation_error(file: Path, err: ValidationError) -> TaskFormatError:
+    """Turn pydantic's first error into a TaskFormatError that names file and field."""
+    first = err.errors()[0]
+    field = ".".join(str(p) for p in first["loc"]) or "<root>"
+    got = first.get("input")
+    detail = first["msg"]
+    if got is not None and not isinstance(got, dict | list):
+        detail += f" (got {got!r})"
+    if len(err.errors()) > 1:
+        detail += f"; and {len(err.errors()) - 1} more error(s)"
+    return TaskFormatError(file, field, detail)
