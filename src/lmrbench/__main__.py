@@ -1,0 +1,3 @@
+from lmrbench.cli import app
+
+app(prog_name="lmrbench")

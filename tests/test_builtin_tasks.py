@@ -1,0 +1,48 @@
+"""The built-in suite itself: lint-clean, fixtures reproducible from the reference, and every implementation
+discriminates (reference passes, stub fails, every hand-written wrong variant fails). A change that weakens a
+task turns this red."""
+
+from __future__ import annotations
+
+import pytest
+
+from lmrbench.evaluate.models import Status
+from lmrbench.tasks.categories import Category
+from lmrbench.tasks.fixtures import build_fixtures
+from lmrbench.tasks.lint import lint
+from lmrbench.tasks.loader import load_tasks
+from lmrbench.validate import ImplementationValidation, ValidateConfig, validate
+
+SUITE = load_tasks(strict=True)
+IDS = [i.instance_id for i in SUITE.instances()]
+
+
+@pytest.fixture(scope="module")
+def validation() -> dict[str, ImplementationValidation]:
+    impls = [(SUITE.task(i.task_id), i) for i in SUITE.instances()]
+    return {r.instance_id: r for r in validate(impls, ValidateConfig(repeat=1, workers=2))}
+
+
+def test_suite_is_lint_clean():
+    errors = [p.line() for p in lint(SUITE) if p.severity == "error"]
+    assert errors == []
+
+
+def test_every_category_is_covered():
+    assert {i.category for i in SUITE.instances()} == set(Category)
+
+
+@pytest.mark.parametrize("task_id", [t.task_id for t in SUITE.tasks])
+def test_fixtures_are_reproducible_from_the_reference(task_id):
+    res = build_fixtures(SUITE.task(task_id), check=True)
+    assert res.ok, res.detail
+
+
+@pytest.mark.parametrize("instance_id", IDS)
+def test_implementation_discriminates(validation, instance_id):
+    res = validation[instance_id]
+    assert res.reference_passed == res.reference_runs == 1, res.reference_reasons
+    assert res.stub_status is not Status.PASSED
+    assert res.wrong_total >= 3
+    assert res.wrong_survivors == []
+    assert res.tests >= 5
