@@ -8,15 +8,21 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import BaseModel
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
-from lmrbench.evaluate.models import Evaluation, Status
+from lmrbench.evaluate.models import Evaluation, Prediction
 from lmrbench.evaluate.runner import EvalConfig
-from lmrbench.generate import BUILTIN_MODELS, generate_builtin
+from lmrbench.external import export_workspaces, predictions_from_dirs
+from lmrbench.generate import BUILTIN_MODELS, GenerateProgress, SolverName, generate_builtin, generate_with_model
+from lmrbench.jsonl import JsonlWriter
+from lmrbench.models import ModelSettings, get_model
+from lmrbench.papers import fetch_paper
 from lmrbench.report.summary import markdown, status_style, summarise
+from lmrbench.solvers.agent import AgentLimits
 from lmrbench.tasks.fixtures import build_fixtures
 from lmrbench.tasks.lint import lint
 from lmrbench.tasks.loader import TaskSet, load_tasks
@@ -217,23 +223,94 @@ def _report(ts: TaskSet | None, run_dir: Path, as_json: bool) -> None:
     out.print(f"report written to {run_dir / 'report.md'} and report.json", highlight=False)
 
 
+ModelOpt = Annotated[str, typer.Option(help="reference | stub | fake | any litellm name (e.g. openai/gpt-4o).")]
+SolverOpt = Annotated[SolverName, typer.Option(help="prompt: one request per implementation; agent: tool loop.")]
+
+
+class GenOptions(BaseModel):
+    """Options shared by generate and run."""
+
+    model: str
+    solver: SolverName = "prompt"
+    samples: int = 1
+    concurrency: int = 4
+    settings: ModelSettings = ModelSettings()
+    fake_script: Path | None = None
+    limits: AgentLimits = AgentLimits()
+    no_cache: bool = False
+
+
+def _generate(ts: TaskSet, opts: GenOptions, rd: Path, select: list[str] | None) -> None:
+    rd.mkdir(parents=True, exist_ok=True)
+    (rd / "run.json").write_text(opts.model_dump_json(indent=2))
+    if opts.model in BUILTIN_MODELS:
+        new = generate_builtin(ts, opts.model, rd / "predictions.jsonl", opts.samples, select)
+        err.print(f"{new} new prediction(s) in {rd / 'predictions.jsonl'}", highlight=False)
+        return
+    try:
+        model = get_model(opts.model, opts.settings, opts.fake_script, use_cache=not opts.no_cache)
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    with Progress(TextColumn("generating"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        job = bar.add_task("", total=None)
+
+        def tick(p: GenerateProgress, pred: Prediction) -> None:
+            u = p.usage
+            bar.update(job, completed=p.done, total=p.total, description=(
+                f"failures {p.failures} · tokens {u.input_tokens + u.output_tokens:,} · ${u.cost_usd:.4f} "
+                f"· cached {u.cached_calls}"))
+
+        prog = generate_with_model(ts, model, opts.solver, rd, opts.samples, opts.concurrency, select,
+                                   limits=opts.limits, on_progress=tick)
+    u = prog.usage
+    err.print(f"{prog.done} new prediction(s), {prog.failures} failed; tokens in {u.input_tokens:,} out "
+              f"{u.output_tokens:,}; cost ${u.cost_usd:.4f}; {u.calls} calls ({u.cached_calls} cached)",
+              highlight=False)
+
+
+def _gen_options(model: str, solver: SolverName, samples: int, concurrency: int, temperature: float,
+                 max_tokens: int, seed: int | None, api_base: str | None, fake_script: Path | None,
+                 max_steps: int, no_cache: bool) -> GenOptions:
+    return GenOptions(model=model, solver=solver, samples=samples, concurrency=concurrency,
+                      settings=ModelSettings(temperature=temperature, max_tokens=max_tokens, seed=seed,
+                                             api_base=api_base),
+                      fake_script=fake_script, limits=AgentLimits(max_steps=max_steps), no_cache=no_cache)
+
+
+SamplesOpt = Annotated[int, typer.Option(min=1, help="Samples per implementation (for pass@k).")]
+ConcOpt = Annotated[int, typer.Option(min=1, help="Requests (or agent episodes) in flight.")]
+TempOpt = Annotated[float, typer.Option(min=0.0, max=2.0, help="Sampling temperature.")]
+MaxTokOpt = Annotated[int, typer.Option(min=1, help="Most tokens in one answer.")]
+SeedOpt = Annotated[int | None, typer.Option(help="Seed, where the provider supports it.")]
+ApiBaseOpt = Annotated[str | None, typer.Option(help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp).")]
+FakeOpt = Annotated[Path | None, typer.Option(exists=True, dir_okay=False, help="JSONL script for --model fake.")]
+StepsOpt = Annotated[int, typer.Option(min=1, help="Agent step limit.")]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")]
+
+
 @app.command("generate")
 def generate_cmd(
-    model: Annotated[str, typer.Option(help=f"Built-in: {', '.join(BUILTIN_MODELS)}.")],
+    model: ModelOpt,
+    solver: SolverOpt = "prompt",
     tasks: TasksOpt = None,
     select: SelectOpt = None,
-    samples: Annotated[int, typer.Option(min=1, help="Samples per implementation.")] = 1,
+    samples: SamplesOpt = 1,
+    concurrency: ConcOpt = 4,
+    temperature: TempOpt = 0.0,
+    max_tokens: MaxTokOpt = 4096,
+    seed: SeedOpt = None,
+    api_base: ApiBaseOpt = None,
+    fake_script: FakeOpt = None,
+    max_steps: StepsOpt = 30,
+    no_cache: NoCacheOpt = False,
     run_dir: RunDirOpt = None,
 ) -> None:
     """Write predictions.jsonl for a model (resumable: finished items are skipped)."""
-    ts = _load(tasks)
-    rd = _run_dir(run_dir, model)
-    try:
-        new = generate_builtin(ts, model, rd / "predictions.jsonl", samples, select)
-    except KeyError as exc:
-        err.print(f"[red]error:[/red] {exc.args[0]}")
-        raise typer.Exit(2) from exc
-    out.print(f"{new} new prediction(s) in {rd / 'predictions.jsonl'}", highlight=False)
+    opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
+                        max_steps, no_cache)
+    _generate(_load(tasks), opts, _run_dir(run_dir, model), select)
 
 
 @app.command("evaluate")
@@ -261,10 +338,19 @@ def report_cmd(run_dir: Annotated[Path, typer.Argument(exists=True, file_okay=Fa
 
 @app.command("run")
 def run_cmd(
-    model: Annotated[str, typer.Option(help=f"Built-in: {', '.join(BUILTIN_MODELS)}.")] = "reference",
+    model: ModelOpt = "reference",
+    solver: SolverOpt = "prompt",
     tasks: TasksOpt = None,
     select: SelectOpt = None,
-    samples: Annotated[int, typer.Option(min=1)] = 1,
+    samples: SamplesOpt = 1,
+    concurrency: ConcOpt = 4,
+    temperature: TempOpt = 0.0,
+    max_tokens: MaxTokOpt = 4096,
+    seed: SeedOpt = None,
+    api_base: ApiBaseOpt = None,
+    fake_script: FakeOpt = None,
+    max_steps: StepsOpt = 30,
+    no_cache: NoCacheOpt = False,
     run_dir: RunDirOpt = None,
     workers: WorkersOpt = 2,
     as_json: JsonOpt = False,
@@ -272,15 +358,60 @@ def run_cmd(
     """Generate, evaluate and report in one go (resumable)."""
     ts = _load(tasks)
     rd = _run_dir(run_dir, model)
-    try:
-        generate_builtin(ts, model, rd / "predictions.jsonl", samples, select)
-    except KeyError as exc:
-        err.print(f"[red]error:[/red] {exc.args[0]}")
-        raise typer.Exit(2) from exc
-    evals = _evaluate(ts, rd / "predictions.jsonl", rd, workers, None)
+    opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
+                        max_steps, no_cache)
+    _generate(ts, opts, rd, select)
+    _evaluate(ts, rd / "predictions.jsonl", rd, workers, None)
     _report(ts, rd, as_json)
-    if any(e.status in (Status.ERROR,) for e in evals):
+
+
+papers_app = typer.Typer(help="Paper text for prompts.", no_args_is_help=True)
+app.add_typer(papers_app, name="papers")
+workspace_app = typer.Typer(help="Workspaces for external agents.", no_args_is_help=True)
+app.add_typer(workspace_app, name="workspace")
+predictions_app = typer.Typer(help="Predictions from external agents.", no_args_is_help=True)
+app.add_typer(predictions_app, name="predictions")
+
+
+@papers_app.command("fetch")
+def papers_fetch(tasks: TasksOpt = None, select: SelectOpt = None,
+                 cache: Annotated[Path | None, typer.Option(help="Papers cache folder.")] = None) -> None:
+    """Download each task's paper PDF from its paper_url and convert it to per-page text."""
+    ts = _load(tasks)
+    bad = 0
+    for task_id in dict.fromkeys(i.task_id for i in ts.select(select)):
+        try:
+            path = fetch_paper(ts.task(task_id), cache)
+            out.print(f"[green]{task_id}[/green]: {path}", highlight=False)
+        except (OSError, ValueError) as exc:
+            bad += 1
+            out.print(f"[red]{task_id}[/red]: {exc}", highlight=False)
+    if bad:
         raise typer.Exit(1)
+
+
+@workspace_app.command("export")
+def workspace_export(out_dir: Annotated[Path, typer.Option("--out", help="Folder to write workspaces into.")],
+                     tasks: TasksOpt = None, select: SelectOpt = None) -> None:
+    """Write one ready workspace per implementation (repository, paper.md, INSTRUCTIONS.md)."""
+    made = export_workspaces(_load(tasks), out_dir, select)
+    out.print(f"{len(made)} workspace(s) in {out_dir}", highlight=False)
+
+
+@predictions_app.command("from-dirs")
+def predictions_from_dirs_cmd(
+    root: Annotated[Path, typer.Argument(exists=True, file_okay=False, help="Folder of exported workspaces.")],
+    model: Annotated[str, typer.Option(help="Name to record for the agent.")],
+    output: Annotated[Path, typer.Option("--out", help="predictions.jsonl to append to.")],
+    tasks: TasksOpt = None,
+) -> None:
+    """Turn revised workspaces back into predictions (target functions, else a diff)."""
+    ts = _load(tasks)
+    writer = JsonlWriter(output)
+    preds = predictions_from_dirs(ts, root, model)
+    for pred in preds:
+        writer.write(pred)
+    out.print(f"{len(preds)} prediction(s) appended to {output}", highlight=False)
 
 
 def main() -> None:  # pragma: no cover

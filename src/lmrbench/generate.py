@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
 
 from lmrbench.evaluate.models import Prediction
 from lmrbench.jsonl import JsonlWriter, read_lines
+from lmrbench.models.base import Model, Usage
+from lmrbench.papers import paper_text
+from lmrbench.solvers.agent import AgentLimits, agent_prediction
 from lmrbench.solvers.builtin import reference_prediction, stub_prediction
+from lmrbench.solvers.prompt import prompt_prediction
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.schema import Implementation, Task
 
@@ -16,11 +24,15 @@ BUILTIN_MODELS: dict[str, BuiltinSolver] = {"reference": reference_prediction, "
 
 
 def done_items(path: Path) -> set[tuple[str, str, int]]:
-    """(instance, model, sample) already in a predictions file."""
+    """(instance, model, sample) already in a predictions file; failed generations are not done (retried)."""
     out = set()
     for _, obj, _ in read_lines(path):
         if obj and {"instance_id", "model"} <= obj.keys():
-            out.add((str(obj["instance_id"]), str(obj["model"]), int(obj.get("sample", 0))))
+            item = (str(obj["instance_id"]), str(obj["model"]), int(obj.get("sample", 0)))
+            if obj.get("error") and str(obj["error"]).startswith("model error"):
+                out.discard(item)
+            else:
+                out.add(item)
     return out
 
 
@@ -41,3 +53,59 @@ def generate_builtin(tasks: TaskSet, model: str, out: Path, samples: int = 1,
             writer.write(solver(task, impl, sample))
             new += 1
     return new
+
+
+SolverName = Literal["prompt", "agent"]
+
+
+class GenerateProgress(BaseModel):
+    """Running totals shown while generating."""
+
+    done: int = 0
+    total: int = 0
+    failures: int = 0
+    usage: Usage = Field(default_factory=Usage)
+
+
+def _solve(task: Task, impl: Implementation, model: Model, solver: SolverName, sample: int, run_dir: Path,
+           papers_dir: Path | None, limits: AgentLimits | None) -> Prediction:
+    paper = paper_text(task, papers_dir)
+    if solver == "prompt":
+        return prompt_prediction(task, impl, model, paper, sample)
+    return agent_prediction(task, impl, model, paper, run_dir, limits, sample)
+
+
+def generate_with_model(
+    tasks: TaskSet,
+    model: Model,
+    solver: SolverName,
+    run_dir: Path,
+    samples: int = 1,
+    concurrency: int = 4,
+    patterns: list[str] | None = None,
+    papers_dir: Path | None = None,
+    limits: AgentLimits | None = None,
+    on_progress: Callable[[GenerateProgress, Prediction], None] | None = None,
+) -> GenerateProgress:
+    """Generate predictions item by item into run_dir/predictions.jsonl; resumable and safe to interrupt."""
+    out = run_dir / "predictions.jsonl"
+    done = done_items(out)
+    writer = JsonlWriter(out)
+    todo = [(tasks.task(i.task_id), i, s) for i in tasks.select(patterns) for s in range(samples)
+            if (i.instance_id, model.name, s) not in done]
+    progress = GenerateProgress(total=len(todo))
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
+    try:
+        futures = [pool.submit(_solve, t, i, model, solver, s, run_dir, papers_dir, limits) for t, i, s in todo]
+        for fut in as_completed(futures):
+            pred = fut.result()
+            writer.write(pred)
+            progress.done += 1
+            progress.failures += pred.error is not None
+            progress.usage = progress.usage + Usage.model_validate(pred.meta.get("usage", {}))
+            if on_progress:
+                on_progress(progress, pred)
+    finally:
+        # On Ctrl-C, queued items are dropped; finished ones are already on disk, so a re-run resumes.
+        pool.shutdown(wait=True, cancel_futures=True)
+    return progress

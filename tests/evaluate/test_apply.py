@@ -1,5 +1,4 @@
 import difflib
-from pathlib import Path
 
 import pytest
 

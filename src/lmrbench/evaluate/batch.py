@@ -32,7 +32,8 @@ def _invalid(line_no: int, reason: str, raw: dict | None) -> Evaluation:
 
 def load_predictions(path: Path, tasks: TaskSet) -> tuple[list[Prediction], list[Evaluation]]:
     """Valid predictions, and an INVALID evaluation for each line that doesn't parse or names no task."""
-    preds, invalid = [], []
+    preds: dict[tuple[str, str, int], Prediction] = {}
+    invalid = []
     for n, obj, _ in read_lines(path):
         if obj is None:
             invalid.append(_invalid(n, "not a JSON object", None))
@@ -49,8 +50,8 @@ def load_predictions(path: Path, tasks: TaskSet) -> tuple[list[Prediction], list
         except KeyError as exc:
             invalid.append(_invalid(n, f"unknown instance: {exc.args[0]}", obj))
             continue
-        preds.append(pred)
-    return preds, invalid
+        preds[(pred.instance_id, pred.model, pred.sample)] = pred  # a later line for the same item wins
+    return list(preds.values()), invalid
 
 
 def done_keys(path: Path) -> set[str]:

@@ -204,3 +204,26 @@ def body_fingerprint(source: str, qualname: str) -> str | None:
     if not body:
         return None
     return "\n".join(ast.dump(stmt, annotate_fields=False) for stmt in body)
+
+
+IMPORTS_KEY = "<imports>"
+
+
+def add_imports(source: str, imports: str) -> str:
+    """Insert import lines missing from a file after its last top-level import (or at the top)."""
+    nl = _newline(source)
+    tree = _parse(source, "the file")
+    present = {ast.unparse(n) for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)}
+    new = [ln.strip() for ln in imports.splitlines() if ln.strip() and ln.strip() not in present]
+    for ln in new:
+        _parse(ln, f"import line {ln!r}")
+        if not isinstance(ast.parse(ln).body[0], ast.Import | ast.ImportFrom):
+            raise SourceError(f"{ln!r} is not an import")
+    if not new:
+        return source
+    lines = source.splitlines(keepends=True)
+    last = max((n.end_lineno or 0 for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)), default=0)
+    if last == 0 and tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(tree.body[0].value, ast.Constant):
+        last = tree.body[0].end_lineno or 0  # after the module docstring
+    block = [ln + nl for ln in new]
+    return "".join(lines[:last] + block + lines[last:])

@@ -1,0 +1,213 @@
+"""A small tool-using agent, in the spirit of mini-swe-agent: it runs shell commands in the task's sandboxed
+workspace (network off, no secrets, no reference files) until it submits or hits a limit. The trajectory is saved
+after every step; the prediction is the final workspace."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from lmrbench.evaluate.apply import make_workspace
+from lmrbench.evaluate.models import Prediction
+from lmrbench.models.base import Message, Model, ModelError, ModelResponse, ToolCall, ToolSpec, Usage
+from lmrbench.papers import PaperText
+from lmrbench.sandbox import LocalSandbox, Sandbox
+from lmrbench.tasks.schema import Implementation, Task
+
+AGENT_VERSION = "agent-v1"
+TASK_DIR = ".task"  # paper text and instructions inside the workspace; never part of the prediction
+BASH = ToolSpec(
+    name="bash",
+    description="Run one bash command in the repository (your working directory). Returns exit code and output.",
+    parameters={"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
+)
+SUBMIT = ToolSpec(name="submit", description="Submit: your edits in the repository are the final answer.",
+                  parameters={"type": "object", "properties": {}})
+TEXT_ACTION = re.compile(r"```(?:bash|sh|shell)\s*\n(.*?)```", re.DOTALL)
+
+SYSTEM = f"""You are an expert ML engineer working in a code repository, in a sandbox.
+You have one tool, `bash`, that runs a command in the repository, and `submit`, to finish.
+The method description is in {TASK_DIR}/paper.md and the task in {TASK_DIR}/INSTRUCTIONS.md. Read them first.
+Rules: implement the masked function(s) (they raise NotImplementedError) so that they follow the paper exactly;
+keep their signatures; do not edit or create tests, do not change other behaviour of the repository; there is
+no network and no package installation. You may write and run scratch scripts to check your code.
+When you are done, call `submit`.
+If you cannot call tools, put exactly one command in a ```bash block per reply, and write SUBMIT alone on a
+line to finish."""
+
+
+class AgentLimits(BaseModel):
+    """When the agent must stop."""
+
+    max_steps: int = Field(default=30, ge=1, description="Model calls.")
+    max_tokens: int = Field(default=400_000, ge=1, description="Input + output tokens over the whole episode.")
+    max_cost_usd: float = Field(default=2.0, ge=0, description="Cost over the whole episode.")
+    max_wall_s: float = Field(default=1800.0, gt=0, description="Wall time of the whole episode.")
+    command_timeout_s: float = Field(default=120.0, gt=0, description="Wall time of one command.")
+    output_chars: int = Field(default=8000, ge=200, description="Command output kept for the model.")
+    native_tools: bool = Field(default=True, description="Use the provider's tool calling; else the text format.")
+
+
+class Submitted(Exception):
+    """The agent submitted."""
+
+
+class LimitReached(Exception):
+    """A limit stopped the agent; the message names it."""
+
+
+class Step(BaseModel):
+    response: ModelResponse
+    observations: list[str]
+
+
+class Trajectory(BaseModel):
+    instance_id: str
+    model: str
+    sample: int
+    agent_version: str = AGENT_VERSION
+    messages: list[Message] = Field(default_factory=list)
+    steps: list[Step] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    exit: str = ""
+
+
+def instructions_text(task: Task, impl: Implementation) -> str:
+    targets = ", ".join(f"`{t}`" for t in impl.targets) or "the masked code"
+    return (f"# Task {impl.instance_id}: {task.paper_name}\n\nPaper: {task.paper_url}\n\n{impl.instruction}\n\n"
+            f"Implement {targets} in `{impl.goal_file}`. The method description is in `paper.md` beside this file.\n"
+            f"Useful files: {', '.join(impl.retrieval_context) or '(none listed)'}.\n")
+
+
+class Agent:
+    """One episode on one implementation."""
+
+    def __init__(self, model: Model, limits: AgentLimits, sandbox: Sandbox | None = None,
+                 hide: list[Path] | None = None) -> None:
+        self.model, self.limits = model, limits
+        self.sandbox = sandbox or LocalSandbox()
+        self.hide = hide or []  # the tasks (references, hidden tests), the run directory, the project
+
+    def _execute(self, command: str, ws: Path, log_dir: Path, n: int) -> str:
+        log = log_dir / f"cmd{n:03d}.log"
+        res = self.sandbox.exec(["bash", "-lc", command], ws, self.limits.command_timeout_s, log, hide=self.hide)
+        text = log.read_text(encoding="utf-8", errors="replace")
+        if len(text) > self.limits.output_chars:
+            half = self.limits.output_chars // 2
+            text = text[:half] + f"\n... [{len(text) - 2 * half} characters cut] ...\n" + text[-half:]
+        status = "timed out" if res.timed_out else f"exit code {res.exit_code}"
+        return f"[{status}]\n{text}"
+
+    def _check_limits(self, traj: Trajectory, start: float) -> None:
+        lim, u = self.limits, traj.usage
+        if len(traj.steps) >= lim.max_steps:
+            raise LimitReached(f"step limit ({lim.max_steps})")
+        if u.input_tokens + u.output_tokens >= lim.max_tokens:
+            raise LimitReached(f"token limit ({lim.max_tokens})")
+        if u.cost_usd >= lim.max_cost_usd:
+            raise LimitReached(f"cost limit (${lim.max_cost_usd})")
+        if time.monotonic() - start >= lim.max_wall_s:
+            raise LimitReached(f"wall-time limit ({lim.max_wall_s} s)")
+
+    def _act(self, resp: ModelResponse, ws: Path, log_dir: Path, traj: Trajectory) -> list[str]:
+        """Run the actions of one reply; append the observations as messages. Raises Submitted."""
+        observations: list[str] = []
+        calls: list[ToolCall] = resp.tool_calls
+        if calls:
+            traj.messages.append(Message(role="assistant", content=resp.content, tool_calls=calls))
+            for call in calls:
+                if call.name == "submit":
+                    raise Submitted
+                if call.name != "bash" or call.parse_error or "command" not in call.arguments:
+                    obs = f"error: bad tool call {call.name!r}: {call.parse_error or 'expected {command: str}'}"
+                else:
+                    obs = self._execute(str(call.arguments["command"]), ws, log_dir, len(traj.steps))
+                observations.append(obs)
+                traj.messages.append(Message(role="tool", content=obs, tool_call_id=call.id))
+            return observations
+        traj.messages.append(Message(role="assistant", content=resp.content))
+        actions = TEXT_ACTION.findall(resp.content)
+        if re.search(r"^\s*SUBMIT\s*$", resp.content, re.MULTILINE) and not actions:
+            raise Submitted
+        if len(actions) != 1:
+            obs = "error: call a tool, or put exactly one command in a ```bash block (or SUBMIT to finish)."
+        else:
+            obs = self._execute(actions[0], ws, log_dir, len(traj.steps))
+        observations.append(obs)
+        traj.messages.append(Message(role="user", content=obs))
+        return observations
+
+    def run(self, task: Task, impl: Implementation, paper: PaperText, ws: Path, traj_path: Path,
+            sample: int = 0) -> Trajectory:
+        """Run one episode in `ws` (prepared by `prepare_workspace`); the trajectory is saved after every step."""
+        traj = Trajectory(instance_id=impl.instance_id, model=self.model.name, sample=sample)
+        traj.messages = [Message(role="system", content=SYSTEM),
+                         Message(role="user", content=instructions_text(task, impl))]
+        tools = [BASH, SUBMIT] if self.limits.native_tools else None
+        log_dir = traj_path.with_suffix("")
+        log_dir.mkdir(parents=True, exist_ok=True)
+        start = time.monotonic()
+        try:
+            while True:
+                self._check_limits(traj, start)
+                resp = self.model.query(traj.messages, tools)
+                traj.usage = traj.usage + resp.usage
+                step = Step(response=resp, observations=[])
+                traj.steps.append(step)
+                try:
+                    step.observations = self._act(resp, ws, log_dir, traj)
+                finally:
+                    _save(traj, traj_path)
+        except Submitted:
+            traj.exit = "submitted"
+        except LimitReached as exc:
+            traj.exit = f"limit: {exc}"
+        except ModelError as exc:
+            traj.exit = f"model error: {exc}"
+        finally:
+            _save(traj, traj_path)
+        return traj
+
+
+def _save(traj: Trajectory, path: Path) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(traj.model_dump_json(indent=1), encoding="utf-8")
+    tmp.replace(path)
+
+
+def prepare_workspace(task: Task, impl: Implementation, paper: PaperText, ws: Path) -> Path:
+    """The masked repository plus the paper text and instructions under .task/."""
+    make_workspace(task, ws)
+    (ws / TASK_DIR).mkdir()
+    (ws / TASK_DIR / "paper.md").write_text(paper.text, encoding="utf-8")
+    (ws / TASK_DIR / "INSTRUCTIONS.md").write_text(instructions_text(task, impl), encoding="utf-8")
+    return ws
+
+
+def agent_prediction(task: Task, impl: Implementation, model: Model, paper: PaperText, run_dir: Path,
+                     limits: AgentLimits | None = None, sample: int = 0) -> Prediction:
+    """Run the agent; the prediction is form (c), the final workspace (kept under run_dir/workspaces)."""
+    limits = limits or AgentLimits()
+    name = f"{impl.instance_id.replace('/', '__')}__{model.name.replace('/', '_')}__{sample}"
+    ws = prepare_workspace(task, impl, paper, run_dir / "agent_work" / name)
+    traj_path = run_dir / "trajectories" / f"{name}.json"
+    traj_path.parent.mkdir(parents=True, exist_ok=True)
+    hide = [task.root.parent.resolve(), run_dir.resolve(), Path.cwd().resolve()]
+    traj = Agent(model, limits, hide=hide).run(task, impl, paper, ws, traj_path, sample)
+    final = run_dir / "workspaces" / name
+    if final.exists():
+        shutil.rmtree(final)
+    shutil.copytree(ws, final, symlinks=True, ignore=shutil.ignore_patterns(TASK_DIR, ".home", ".tmp", "__pycache__"))
+    shutil.rmtree(ws, ignore_errors=True)
+    meta = {"solver": "agent", "agent_version": AGENT_VERSION, "paper_source": paper.source, "exit": traj.exit,
+            "steps": len(traj.steps), "usage": traj.usage.model_dump(), "trajectory": str(traj_path),
+            "settings": model.settings.model_dump(), "limits": limits.model_dump()}
+    if traj.exit.startswith("model error") and not traj.steps:
+        return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, error=traj.exit, meta=meta)
+    return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, repo_dir=str(final), meta=meta)
+
+

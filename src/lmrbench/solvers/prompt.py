@@ -1,0 +1,64 @@
+"""Standard prompting: one request per implementation, as in the paper's no-agent setting."""
+
+from __future__ import annotations
+
+from lmrbench.evaluate.models import Prediction
+from lmrbench.models.base import Message, Model, ModelError, Usage
+from lmrbench.papers import PaperText
+from lmrbench.solvers.extract import ExtractionError, extract_targets
+from lmrbench.tasks.schema import Implementation, Task
+from lmrbench.tasks.source import IMPORTS_KEY
+
+PROMPT_VERSION = "prompt-v1"
+
+SYSTEM = (
+    "You are an expert machine-learning researcher and software engineer. You implement methods from research "
+    "papers exactly as the paper defines them, inside an existing code base."
+)
+
+
+def _fence(path: str, text: str) -> str:
+    return f"### `{path}`\n```python\n{text.rstrip()}\n```\n"
+
+
+def build_prompt(task: Task, impl: Implementation, paper: PaperText) -> list[Message]:
+    """System + user message: paper text, the goal file with its masked targets, retrieval context, instruction."""
+    goal = (task.repo_dir / impl.goal_file).read_text(encoding="utf-8")
+    context = [
+        _fence(rel, (task.repo_dir / rel).read_text(encoding="utf-8", errors="replace"))
+        for rel in impl.retrieval_context if (task.repo_dir / rel).is_file()
+    ]
+    targets = ", ".join(f"`{t}`" for t in impl.targets) or f"the masked code in `{impl.goal_file}`"
+    parts = [
+        f"# Paper: {task.paper_name}\n\n{paper.text.strip()}\n",
+        f"# File to complete\n\n{_fence(impl.goal_file, goal)}",
+        "# Other files of the repository\n\n" + "\n".join(context) if context else "",
+        f"# Instruction\n\n{impl.instruction.strip()}\n",
+        f"Implement {targets} in `{impl.goal_file}`. Reply with the complete definition of each, keeping its "
+        "signature, in a single ```python code block. Include any imports or helper functions your code needs.",
+    ]
+    return [Message(role="system", content=SYSTEM), Message(role="user", content="\n".join(p for p in parts if p))]
+
+
+def prompt_prediction(task: Task, impl: Implementation, model: Model, paper: PaperText, sample: int = 0) -> Prediction:
+    """Ask once, extract the targets; failures become a prediction with `error` (scored invalid)."""
+    meta = {"solver": "prompt", "prompt_version": PROMPT_VERSION, "paper_source": paper.source,
+            "settings": model.settings.model_dump()}
+    try:
+        resp = model.query(build_prompt(task, impl, paper))
+    except ModelError as exc:
+        return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample,
+                          error=f"model error: {exc}", meta=meta | {"usage": Usage().model_dump()})
+    meta |= {"usage": resp.usage.model_dump(), "finish_reason": resp.finish_reason, "answer": resp.content}
+    goal = (task.repo_dir / impl.goal_file).read_text(encoding="utf-8")
+    try:
+        found = extract_targets(resp.content, impl.targets, goal)
+    except ExtractionError as exc:
+        why = f"{exc}" + (" (answer truncated)" if resp.finish_reason == "length" else "")
+        return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample,
+                          error=f"no usable code: {why}", meta=meta)
+    defs = dict(found.definitions) | found.helpers
+    if found.imports:
+        defs[IMPORTS_KEY] = "\n".join(found.imports)
+    return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample,
+                      functions={impl.goal_file: defs}, meta=meta)
