@@ -1,0 +1,102 @@
+"""Code extraction from realistic answer shapes."""
+
+import pytest
+
+from lmrbench.solvers.extract import ExtractionError, candidate_blocks, extract_targets
+
+GOAL = '''import torch
+
+
+def helper_in_file(x):
+    return x
+
+
+class Loss:
+    @staticmethod
+    def compute(a, b):
+        """Docstring."""
+        raise NotImplementedError
+
+
+def score(x, y):
+    raise NotImplementedError
+'''
+
+
+def _one(answer, target="score"):
+    return extract_targets(answer, [target], GOAL).definitions[target]
+
+
+def test_prose_around_fenced_code():
+    ans = "Here is my solution.\n\n```python\ndef score(x, y):\n    return x + y\n```\n\nIt adds them."
+    assert _one(ans) == "def score(x, y):\n    return x + y\n"
+
+
+def test_several_blocks_prefers_the_one_with_the_definition():
+    ans = ("First a helper:\n```python\ndef score(x, y):\n    return 0\n```\nFinal version:\n"
+           "```python\ndef score(x, y):\n    return x * y\n```\nUsage:\n```python\nprint(score(1, 2))\n```")
+    assert "x * y" in _one(ans)
+
+
+def test_whole_file_answer():
+    ans = "```python\n" + GOAL.replace("def score(x, y):\n    raise NotImplementedError",
+                                       "def score(x, y):\n    return helper_in_file(x) - y") + "```"
+    assert _one(ans) == "def score(x, y):\n    return helper_in_file(x) - y\n"
+
+
+def test_method_without_its_class_gets_original_decorator_back():
+    ans = "```python\ndef compute(a, b):\n    return a - b\n```"
+    assert _one(ans, "Loss.compute") == "@staticmethod\ndef compute(a, b):\n    return a - b\n"
+
+
+def test_class_when_a_method_was_asked_for():
+    ans = "```python\nclass Loss:\n    @staticmethod\n    def compute(a, b):\n        return a * 2\n\n    def other(self):\n        return 1\n```"
+    assert _one(ans, "Loss.compute") == "@staticmethod\ndef compute(a, b):\n    return a * 2\n"
+
+
+def test_nested_helpers_and_missing_imports_and_top_level_helpers():
+    ans = ("```python\nimport math\nfrom collections import Counter\n\ndef _norm(v):\n    return math.sqrt(v)\n\n"
+           "def score(x, y):\n    def inner(z):\n        return z + 1\n    return _norm(inner(x)) + Counter(y)['a']\n```")
+    found = extract_targets(ans, ["score"], GOAL)
+    assert "def inner" in found.definitions["score"]
+    assert found.helpers == {"_norm": "def _norm(v):\n    return math.sqrt(v)"}
+    assert found.imports == ["import math", "from collections import Counter"]
+
+
+def test_existing_imports_are_not_repeated():
+    ans = "```python\nimport torch\n\ndef score(x, y):\n    return torch.tensor(x)\n```"
+    assert extract_targets(ans, ["score"], GOAL).imports == []
+
+
+def test_bare_code_without_fences_and_prose_before_it():
+    ans = "Sure. The implementation is:\ndef score(x, y):\n    return x - y\n"
+    assert _one(ans) == "def score(x, y):\n    return x - y\n"
+
+
+def test_truncated_answer_keeps_the_complete_definition():
+    ans = "```python\ndef score(x, y):\n    return x / y\n\ndef unfinished(a):\n    return (a +"
+    assert _one(ans) == "def score(x, y):\n    return x / y\n"
+
+
+@pytest.mark.parametrize("fence", ["```py", "```Python", "```python3", "```"])
+def test_fence_spellings(fence):
+    assert "x ** y" in _one(f"{fence}\ndef score(x, y):\n    return x ** y\n```")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I cannot help with that.",
+        "You should def-initely use a loss here.",
+        "```python\nprint('no definition')\n```",
+        "```python\ndef other(x):\n    return x\n```",
+    ],
+)
+def test_nothing_usable_is_an_error(answer):
+    with pytest.raises(ExtractionError):
+        _one(answer)
+
+
+def test_blocks_in_other_languages_come_last():
+    blocks = candidate_blocks("```bash\nls\n```\n```python\nx = 1\n```")
+    assert blocks[0] == "x = 1\n"
