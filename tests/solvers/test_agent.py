@@ -43,7 +43,7 @@ def test_agent_writing_the_reference_passes(tmp_path):
         _bash(_write_file(impl.goal_file, impl.golden_file.read_text()), 2),
         ModelResponse(tool_calls=[tool_call("submit", "c3")]),
     ]
-    task, impl, pred, ev, fake = _episode(tmp_path, script)
+    _task, impl, pred, ev, fake = _episode(tmp_path, script)
     assert pred.meta["exit"] == "submitted" and pred.meta["steps"] == 3
     assert ev.status is Status.PASSED, ev.reason
     traj = json.loads(open(pred.meta["trajectory"]).read())

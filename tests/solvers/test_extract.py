@@ -50,13 +50,15 @@ def test_method_without_its_class_gets_original_decorator_back():
 
 
 def test_class_when_a_method_was_asked_for():
-    ans = "```python\nclass Loss:\n    @staticmethod\n    def compute(a, b):\n        return a * 2\n\n    def other(self):\n        return 1\n```"
+    ans = ("```python\nclass Loss:\n    @staticmethod\n    def compute(a, b):\n        return a * 2\n\n"
+           "    def other(self):\n        return 1\n```")
     assert _one(ans, "Loss.compute") == "@staticmethod\ndef compute(a, b):\n    return a * 2\n"
 
 
 def test_nested_helpers_and_missing_imports_and_top_level_helpers():
     ans = ("```python\nimport math\nfrom collections import Counter\n\ndef _norm(v):\n    return math.sqrt(v)\n\n"
-           "def score(x, y):\n    def inner(z):\n        return z + 1\n    return _norm(inner(x)) + Counter(y)['a']\n```")
+           "def score(x, y):\n    def inner(z):\n        return z + 1\n"
+           "    return _norm(inner(x)) + Counter(y)['a']\n```")
     found = extract_targets(ans, ["score"], GOAL)
     assert "def inner" in found.definitions["score"]
     assert found.helpers == {"_norm": "def _norm(v):\n    return math.sqrt(v)"}

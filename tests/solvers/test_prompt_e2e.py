@@ -47,7 +47,7 @@ def test_fake_answering_with_reference_passes(tmp_path):
     impl = ts.task(TASK).implementation(1)
     assert impl.golden_file is not None
     code = "".join(extract(impl.golden_file.read_text(), t) for t in impl.targets)
-    prog, preds, evals, fake = _run(tmp_path, _answer(code))
+    prog, preds, evals, _fake = _run(tmp_path, _answer(code))
     assert prog.done == 1 and prog.failures == 0 and prog.usage.calls == 1
     assert preds[0].meta["prompt_version"] == PROMPT_VERSION and preds[0].meta["paper_source"] == "description"
     assert [e.status for e in evals] == [Status.PASSED]
