@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
@@ -14,14 +15,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
-from lmrbench.evaluate.models import Evaluation, Prediction
+from lmrbench.evaluate.models import Evaluation, Prediction, Status
 from lmrbench.evaluate.runner import EvalConfig
 from lmrbench.external import export_workspaces, predictions_from_dirs
 from lmrbench.generate import BUILTIN_MODELS, GenerateProgress, SolverName, generate_builtin, generate_with_model
 from lmrbench.jsonl import JsonlWriter
+from lmrbench.judge.agreement import agreement_table, load_labels
+from lmrbench.judge.run import judge_run, load_judgments
 from lmrbench.models import ModelSettings, get_model
 from lmrbench.papers import fetch_paper
-from lmrbench.report.summary import markdown, status_style, summarise
+from lmrbench.report.bundle import collect, write_all
 from lmrbench.solvers.agent import AgentLimits
 from lmrbench.tasks.fixtures import build_fixtures
 from lmrbench.tasks.lint import lint
@@ -52,6 +55,10 @@ def _load(path: Path | None, quiet: bool = False) -> TaskSet:
     if tasks.problems and not quiet:
         err.print(f"[yellow]{len(tasks.problems)} problem(s) while loading; see `lmrbench tasks lint`[/yellow]")
     return tasks
+
+
+def status_style(status: Status) -> str:
+    return {Status.PASSED: "green", Status.FAILED: "red", Status.TIMEOUT: "yellow"}.get(status, "magenta")
 
 
 def _emit_json(data: object) -> None:
@@ -195,32 +202,34 @@ def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeo
     return latest_evaluations(run_dir / "evaluations.jsonl")
 
 
-def _report(ts: TaskSet | None, run_dir: Path, as_json: bool) -> None:
-    evals = latest_evaluations(run_dir / "evaluations.jsonl")
-    if not evals:
-        err.print(f"[red]error:[/red] no evaluations in {run_dir / 'evaluations.jsonl'}")
-        raise typer.Exit(2)
-    summaries = summarise(evals, ts)
-    (run_dir / "report.md").write_text(markdown(evals, summaries))
-    data = {"summaries": [s.model_dump() for s in summaries], "evaluations": [e.model_dump(mode="json")
-                                                                             for e in evals]}
-    (run_dir / "report.json").write_text(json.dumps(data, indent=2))
+def _report(ts: TaskSet, run_dirs: list[Path], as_json: bool, out_dir: Path | None = None,
+            labels: Path | None = None) -> None:
+    try:
+        human = load_labels(labels) if labels else None
+        data = collect(run_dirs, ts, human)
+    except (FileNotFoundError, ValueError) as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    files = write_all(data, out_dir or run_dirs[0])
     if as_json:
-        _emit_json(data)
+        _emit_json(data.model_dump(mode="json"))
         return
-    table = Table(title=f"results: {run_dir}")
-    for col in ("instance", "model", "sample", "status", "tests", "seconds", "reason"):
+    table = Table(title=f"results: {', '.join(map(str, run_dirs))}")
+    for col in ("instance", "model", "sample", "status", "tests", "reason"):
         table.add_column(col)
-    for ev in sorted(evals, key=lambda e: (e.model, e.instance_id, e.sample)):
-        style = status_style(ev.status)
-        table.add_row(ev.instance_id, ev.model, str(ev.sample), f"[{style}]{ev.status.value}[/{style}]",
-                      f"{ev.tests_passed}/{ev.tests_total}", f"{ev.duration_s:.1f}", ev.reason[:60])
+    for d in data.drills:
+        style = status_style(Status(d.status))
+        table.add_row(d.instance_id, d.model, str(d.sample), f"[{style}]{d.status}[/{style}]",
+                      f"{d.tests_passed}/{d.tests_total}", d.reason[:70])
     out.print(table)
-    for s in summaries:
-        counts = ", ".join(f"{k}={v}" for k, v in sorted(s.status_counts.items()))
-        out.print(f"[bold]{s.model}[/bold]: {s.passed}/{s.evaluations} passed ({s.pass_rate:.1%}); "
-                  f"mean test share {s.mean_test_share:.1%}; {counts}", highlight=False)
-    out.print(f"report written to {run_dir / 'report.md'} and report.json", highlight=False)
+    for s in data.scores:
+        n = sum(s.status_counts.values())
+        counts = ", ".join(f"{k}={v}" for k, v in s.status_counts.items() if v)
+        out.print(f"[bold]{s.model}[/bold]: {s.status_counts['passed']}/{n} passed ({s.pass_rate.value:.1%}, 95% CI "
+                  f"{s.pass_rate.ci_low:.1%}-{s.pass_rate.ci_high:.1%}); mean test share {s.test_share.value:.1%}; "
+                  f"{counts}; tokens {s.usage.input_tokens + s.usage.output_tokens:,}, cost ${s.usage.cost_usd:.4f}",
+                  highlight=False)
+    out.print(f"report: {', '.join(str(f) for f in files)}", highlight=False)
 
 
 ModelOpt = Annotated[str, typer.Option(help="reference | stub | fake | any litellm name (e.g. openai/gpt-4o).")]
@@ -326,14 +335,72 @@ def evaluate_cmd(
     ts = _load(tasks)
     rd = run_dir or predictions.parent
     _evaluate(ts, predictions, rd, workers, timeout)
-    _report(ts, rd, as_json)
+    _report(ts, [rd], as_json)
+
+
+LabelsOpt = Annotated[Path | None, typer.Option(exists=True, dir_okay=False, help="Human labels (JSONL).")]
 
 
 @app.command("report")
-def report_cmd(run_dir: Annotated[Path, typer.Argument(exists=True, file_okay=False)], tasks: TasksOpt = None,
-               as_json: JsonOpt = False) -> None:
-    """Summarise a run directory's evaluations (tables, report.md, report.json)."""
-    _report(_load(tasks, quiet=True), run_dir, as_json)
+def report_cmd(
+    run_dirs: Annotated[list[Path], typer.Argument(exists=True, file_okay=False, help="One or more run dirs.")],
+    tasks: TasksOpt = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Where to write; default the first run dir.")] = None,
+    labels: LabelsOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Leaderboard of one or several runs: report.md, .csv, .json and a self-contained report.html."""
+    _report(_load(tasks, quiet=True), run_dirs, as_json, out_dir, labels)
+
+
+@app.command("judge")
+def judge_cmd(
+    target: Annotated[str, typer.Argument(help="RUN_DIR, or 'agreement' followed by RUN_DIR.")],
+    run_dir_arg: Annotated[Path | None, typer.Argument(help="RUN_DIR after 'agreement'.")] = None,
+    judge: Annotated[list[str] | None, typer.Option("--judge", help="Judge model(s); several = majority vote.")]
+    = None,
+    labels: LabelsOpt = None,
+    tasks: TasksOpt = None,
+    fake_script: FakeOpt = None,
+    concurrency: ConcOpt = 4,
+    api_base: ApiBaseOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """`judge RUN_DIR --judge M`: LLM-as-judge categories 1/2/3. `judge agreement RUN_DIR --labels F`."""
+    ts = _load(tasks, quiet=True)
+    if target == "agreement":
+        if run_dir_arg is None or labels is None:
+            err.print("[red]error:[/red] usage: lmrbench judge agreement RUN_DIR --labels FILE")
+            raise typer.Exit(2)
+        try:
+            rows = agreement_table(load_judgments(run_dir_arg / "judgments.jsonl"), load_labels(labels))
+        except ValueError as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from exc
+        if as_json:
+            _emit_json([r.model_dump() for r in rows])
+            return
+        table = Table(title="judge agreement")
+        for col in ("rater", "vs", "n", "accuracy", "macro-F1", "kappa", "confusion"):
+            table.add_column(col)
+        for r in rows:
+            table.add_row(r.a, r.b, str(r.n), f"{r.accuracy:.1%}", f"{r.macro_f1:.3f}", f"{r.kappa:.3f}",
+                          str(r.confusion))
+        out.print(table)
+        return
+    run_dir = Path(target)
+    if not (run_dir / "predictions.jsonl").is_file():
+        err.print(f"[red]error:[/red] {run_dir / 'predictions.jsonl'} does not exist")
+        raise typer.Exit(2)
+    names = judge or []
+    if not names:
+        err.print("[red]error:[/red] give at least one --judge MODEL")
+        raise typer.Exit(2)
+    settings = ModelSettings(api_base=api_base)
+    models = [get_model(n, settings, fake_script) for n in names]
+    results = judge_run(run_dir, ts, models, concurrency)
+    counts = Counter(f"{j.judge}:{j.status.value}" for j in results)
+    out.print(f"{len(results)} new judgment(s): {dict(counts)} -> {run_dir / 'judgments.jsonl'}", highlight=False)
 
 
 @app.command("run")
@@ -362,7 +429,7 @@ def run_cmd(
                         max_steps, no_cache)
     _generate(ts, opts, rd, select)
     _evaluate(ts, rd / "predictions.jsonl", rd, workers, None)
-    _report(ts, rd, as_json)
+    _report(ts, [rd], as_json)
 
 
 papers_app = typer.Typer(help="Paper text for prompts.", no_args_is_help=True)

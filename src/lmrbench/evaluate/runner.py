@@ -57,7 +57,8 @@ def task_hash(task: Task) -> str:
 
 
 def evaluation_key(task_digest: str, pred: Prediction) -> str:
-    return hashlib.sha256(f"{EVAL_VERSION}|{task_digest}|{pred.instance_id}|{pred.content_hash()}".encode()).hexdigest()
+    item = f"{pred.instance_id}|{pred.model}|{pred.sample}"
+    return hashlib.sha256(f"{EVAL_VERSION}|{task_digest}|{item}|{pred.content_hash()}".encode()).hexdigest()
 
 
 def _workspace_modules(ws: Path) -> set[str]:

@@ -1,0 +1,105 @@
+"""Agreement between judges and human annotators: accuracy, macro-F1, Cohen's kappa, confusion matrix."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from itertools import combinations
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from lmrbench.jsonl import read_lines
+from lmrbench.judge.models import HumanLabel, Judgment, JudgmentStatus
+
+CATEGORIES = (1, 2, 3)
+Item = tuple[str, str, int]
+
+
+class Agreement(BaseModel):
+    """Agreement of rater `a` (rows) with rater `b` (columns) on the items both labelled."""
+
+    a: str
+    b: str
+    n: int
+    accuracy: float
+    macro_f1: float
+    kappa: float
+    confusion: list[list[int]]  # confusion[i][j]: a said i+1, b said j+1
+
+
+def load_labels(path: Path) -> list[HumanLabel]:
+    """Human labels, one JSON object a line; raises ValueError naming the line and field."""
+    out = []
+    for n, obj, raw in read_lines(path):
+        if obj is None:
+            raise ValueError(f"{path}: line {n}: not a JSON object: {raw.strip()[:80]}")
+        try:
+            out.append(HumanLabel.model_validate(obj))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(map(str, first["loc"]))
+            raise ValueError(f"{path}: line {n}: field '{field}': {first['msg']}") from exc
+    return out
+
+
+def confusion(pairs: list[tuple[int, int]]) -> list[list[int]]:
+    m = [[0] * len(CATEGORIES) for _ in CATEGORIES]
+    for x, y in pairs:
+        m[x - 1][y - 1] += 1
+    return m
+
+
+def cohen_kappa(m: list[list[int]]) -> float:
+    n = sum(map(sum, m))
+    if n == 0:
+        return float("nan")
+    po = sum(m[i][i] for i in range(len(m))) / n
+    pe = sum(sum(m[i]) * sum(row[i] for row in m) for i in range(len(m))) / (n * n)
+    return 1.0 if pe == 1 else (po - pe) / (1 - pe)
+
+
+def macro_f1(m: list[list[int]]) -> float:
+    """Mean F1 over the categories that occur in either rater's labels (b taken as the truth)."""
+    scores = []
+    for c in range(len(m)):
+        tp = m[c][c]
+        pred = sum(m[c])  # a said c
+        true = sum(row[c] for row in m)  # b said c
+        if pred == 0 and true == 0:
+            continue
+        scores.append(2 * tp / (pred + true))
+    return sum(scores) / len(scores) if scores else float("nan")
+
+
+def agreement(name_a: str, a: dict[Item, int], name_b: str, b: dict[Item, int]) -> Agreement:
+    common = sorted(set(a) & set(b))
+    m = confusion([(a[i], b[i]) for i in common])
+    n = len(common)
+    return Agreement(a=name_a, b=name_b, n=n, accuracy=sum(m[i][i] for i in range(3)) / n if n else float("nan"),
+                     macro_f1=macro_f1(m), kappa=cohen_kappa(m), confusion=m)
+
+
+def _resolve(labels: list[HumanLabel], judged: set[Item]) -> dict[str, dict[Item, int]]:
+    """Per annotator; a label with no model applies to every judged candidate of that instance and sample."""
+    out: dict[str, dict[Item, int]] = defaultdict(dict)
+    for lab in labels:
+        if lab.model:
+            out[lab.annotator][(lab.instance_id, lab.model, lab.sample)] = lab.category
+        else:
+            for item in judged:
+                if item[0] == lab.instance_id and item[2] == lab.sample:
+                    out[lab.annotator][item] = lab.category
+    return out
+
+
+def agreement_table(judgments: list[Judgment], labels: list[HumanLabel]) -> list[Agreement]:
+    """Each judge against each annotator, then each pair of annotators."""
+    judges: dict[str, dict[Item, int]] = defaultdict(dict)
+    for j in judgments:
+        if j.status is JudgmentStatus.OK and j.category is not None:
+            judges[j.judge][(j.instance_id, j.model, j.sample)] = j.category
+    judged = {i for d in judges.values() for i in d}
+    humans = _resolve(labels, judged)
+    rows = [agreement(jn, jd, hn, hd) for jn, jd in sorted(judges.items()) for hn, hd in sorted(humans.items())]
+    rows += [agreement(x, humans[x], y, humans[y]) for x, y in combinations(sorted(humans), 2)]
+    return rows

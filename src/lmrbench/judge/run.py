@@ -1,0 +1,139 @@
+"""Run one or several judges over a run's predictions into judgments.jsonl: cached, resumable, independent of
+the unit tests (the judge never sees a test verdict)."""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_workspace
+from lmrbench.evaluate.batch import load_predictions
+from lmrbench.evaluate.models import Prediction
+from lmrbench.jsonl import JsonlWriter, read_lines
+from lmrbench.judge.models import Judgment, JudgmentStatus
+from lmrbench.judge.parse import VerdictError, parse_verdict
+from lmrbench.models.base import Message, Model, ModelError
+from lmrbench.papers import paper_text
+from lmrbench.tasks.loader import TaskSet
+from lmrbench.tasks.schema import Implementation, Task
+from lmrbench.tasks.source import SourceError, extract
+
+JUDGE_PROMPT_VERSION = "judge-v1"
+
+SYSTEM = """You review implementations of methods from research papers. Compare the candidate implementation with
+the reference implementation, function by function, in the light of the paper's method description and the
+instruction. Judge the logic, not the style: different but equivalent code is correct.
+Categories:
+1 = incorrect logic: the candidate does not implement the method (wrong formula, wrong algorithm, missing parts).
+2 = logic correct but subtle errors: the method is right but details are wrong (an off-by-one, a wrong axis or
+    reduction, a missing normalisation or constant, a sign, a dtype or edge-case mistake).
+3 = completely correct: equivalent to the reference for every input the instruction allows.
+Answer with one JSON object and nothing else: {"category": 1|2|3, "rationale": "<two or three sentences>"}"""
+
+
+def reference_code(impl: Implementation) -> str:
+    assert impl.golden_file is not None
+    golden = impl.golden_file.read_text(encoding="utf-8")
+    return "\n\n".join(extract(golden, t) for t in impl.targets) if impl.targets else golden
+
+
+def candidate_code(task: Task, impl: Implementation, pred: Prediction) -> str | None:
+    """The candidate's definitions of the targets, or None when there is nothing to judge."""
+    if pred.error is not None:
+        return None
+    if pred.functions is not None and impl.targets:
+        defs = pred.functions.get(impl.goal_file, {})
+        if all(t in defs for t in impl.targets):
+            return "\n\n".join(defs[t].strip() + "\n" for t in impl.targets)
+    with tempfile.TemporaryDirectory(prefix="lmrbench-judge-") as tmp:
+        ws = make_workspace(task, Path(tmp) / "repo")
+        try:
+            apply_prediction(pred, ws)
+            text = (ws / impl.goal_file).read_text(encoding="utf-8")
+            return "\n\n".join(extract(text, t) for t in impl.targets) if impl.targets else text
+        except (InvalidPrediction, SourceError, OSError):
+            return None
+
+
+def build_judge_prompt(task: Task, impl: Implementation, candidate: str) -> list[Message]:
+    paper = paper_text(task)
+    user = (f"# Method description\n\n{paper.text.strip()}\n\n# Instruction\n\n{impl.instruction.strip()}\n\n"
+            f"# Reference implementation\n\n```python\n{reference_code(impl).rstrip()}\n```\n\n"
+            f"# Candidate implementation\n\n```python\n{candidate.rstrip()}\n```\n")
+    return [Message(role="system", content=SYSTEM), Message(role="user", content=user)]
+
+
+def judgment_key(judge: str, pred: Prediction, candidate: str | None) -> str:
+    text = f"{JUDGE_PROMPT_VERSION}|{judge}|{pred.instance_id}|{candidate}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def judge_one(task: Task, impl: Implementation, pred: Prediction, judge: Model, candidate: str | None) -> Judgment:
+    """One judge on one candidate (`candidate_code` of the prediction)."""
+    base = {"instance_id": pred.instance_id, "model": pred.model, "sample": pred.sample, "judge": judge.name,
+            "prompt_version": JUDGE_PROMPT_VERSION, "key": judgment_key(judge.name, pred, candidate)}
+    if candidate is None:
+        return Judgment(**base, status=JudgmentStatus.NO_CANDIDATE, detail="no code to judge")
+    try:
+        resp = judge.query(build_judge_prompt(task, impl, candidate))
+    except ModelError as exc:
+        return Judgment(**base, status=JudgmentStatus.PROVIDER_ERROR, detail=str(exc))
+    try:
+        verdict = parse_verdict(resp.content)
+    except VerdictError as exc:
+        status = JudgmentStatus.REFUSAL if exc.refusal else JudgmentStatus.PARSE_ERROR
+        return Judgment(**base, status=status, detail=str(exc), raw=resp.content, usage=resp.usage)
+    return Judgment(**base, status=JudgmentStatus.OK, category=verdict.category, rationale=verdict.rationale,
+                    raw=resp.content, usage=resp.usage)
+
+
+def load_judgments(path: Path) -> list[Judgment]:
+    """Every judgment; for a repeated (item, judge) the last line wins."""
+    latest: dict[tuple[str, str, int, str], Judgment] = {}
+    for _, obj, _ in read_lines(path):
+        try:
+            j = Judgment.model_validate(obj)
+        except ValidationError:
+            continue
+        latest[(j.instance_id, j.model, j.sample, j.judge)] = j
+    return list(latest.values())
+
+
+def judge_run(run_dir: Path, tasks: TaskSet, judges: list[Model], concurrency: int = 4,
+              on_result: Callable[[Judgment], None] | None = None) -> list[Judgment]:
+    """Judge every prediction of a run with every judge; finished judgments (by key) are skipped."""
+    preds, _ = load_predictions(run_dir / "predictions.jsonl", tasks)
+    out = run_dir / "judgments.jsonl"
+    done = {j.key for j in load_judgments(out) if j.status is not JudgmentStatus.PROVIDER_ERROR}
+    writer = JsonlWriter(out)
+    results = []
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        futures = []
+        for pred in preds:
+            task, impl = tasks.resolve(pred.instance_id)
+            candidate = candidate_code(task, impl, pred)
+            for judge in judges:
+                if judgment_key(judge.name, pred, candidate) not in done:
+                    futures.append(pool.submit(judge_one, task, impl, pred, judge, candidate))
+        for fut in as_completed(futures):
+            j = fut.result()
+            writer.write(j)
+            results.append(j)
+            if on_result:
+                on_result(j)
+    return results
+
+
+def majority(judgments: list[Judgment]) -> int | None:
+    """Majority category over the judges that answered; a tie goes to the lower (stricter) category."""
+    votes = Counter(j.category for j in judgments if j.status is JudgmentStatus.OK and j.category is not None)
+    if not votes:
+        return None
+    top = max(votes.values())
+    return min(c for c, n in votes.items() if n == top)

@@ -1,0 +1,132 @@
+"""Everything a report shows, gathered from one or several run directories (re-runs nothing)."""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import json
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from lmrbench.evaluate.batch import latest_evaluations, load_predictions
+from lmrbench.judge.agreement import Agreement, agreement_table
+from lmrbench.judge.models import HumanLabel
+from lmrbench.judge.run import candidate_code, load_judgments, reference_code
+from lmrbench.report.scoring import ModelScore, score_run
+from lmrbench.tasks.loader import TaskSet
+
+
+class Drill(BaseModel):
+    instance_id: str
+    model: str
+    sample: int
+    status: str
+    tests_passed: int
+    tests_total: int
+    reason: str
+    diff: str
+    log_tail: str
+    judge_notes: list[tuple[str, str]]
+
+
+class ReportData(BaseModel):
+    runs: list[str]
+    scores: list[ModelScore]
+    drills: list[Drill]
+    agreement: list[Agreement]
+
+
+def _tail(path: str, lines: int = 60) -> str:
+    p = Path(path)
+    if not path or not p.is_file():
+        return "(no log)"
+    return "\n".join(p.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+
+
+def collect(run_dirs: list[Path], tasks: TaskSet, labels: list[HumanLabel] | None = None) -> ReportData:
+    scores, drills, all_judgments = [], [], []
+    for rd in run_dirs:
+        evals = latest_evaluations(rd / "evaluations.jsonl")
+        if not evals:
+            raise FileNotFoundError(f"{rd / 'evaluations.jsonl'}: no evaluations (run `lmrbench evaluate` first)")
+        preds, _ = load_predictions(rd / "predictions.jsonl", tasks)
+        judgments = load_judgments(rd / "judgments.jsonl")
+        all_judgments += judgments
+        scores += score_run(rd.name, evals, preds, judgments, tasks)
+        by_pred = {(p.instance_id, p.model, p.sample): p for p in preds}
+        for ev in sorted(evals, key=lambda e: (e.model, e.instance_id, e.sample)):
+            pred = by_pred.get((ev.instance_id, ev.model, ev.sample))
+            diff = ""
+            if pred is not None:
+                task, impl = tasks.resolve(ev.instance_id)
+                cand = candidate_code(task, impl, pred)
+                if cand is not None:
+                    ref = reference_code(impl)
+                    diff = "".join(difflib.unified_diff(ref.splitlines(keepends=True), cand.splitlines(keepends=True),
+                                                        "reference", "candidate"))
+            notes = [(j.judge, f"category {j.category}: {j.rationale}" if j.category else f"{j.status}: {j.detail}")
+                     for j in judgments if (j.instance_id, j.model, j.sample) == (ev.instance_id, ev.model, ev.sample)]
+            drills.append(Drill(instance_id=ev.instance_id, model=ev.model, sample=ev.sample, status=ev.status.value,
+                                tests_passed=ev.tests_passed, tests_total=ev.tests_total, reason=ev.reason,
+                                diff=diff, log_tail=_tail(ev.log_path), judge_notes=notes))
+    scores.sort(key=lambda s: -s.pass_rate.value)
+    agree = agreement_table(all_judgments, labels) if labels else []
+    return ReportData(runs=[str(r) for r in run_dirs], scores=scores, drills=drills, agreement=agree)
+
+
+def to_markdown(data: ReportData) -> str:
+    lines = ["# lmrbench results", "", f"Runs: {', '.join(data.runs)}", "",
+             "| model | setting | impls | pass rate (95% CI) | test share | pass@k | judge 3/2/1/none | "
+             "invalid | error | timeout | tokens | cost $ |", "|---" * 12 + "|"]
+    for s in data.scores:
+        pak = ", ".join(f"@{k} {v:.1%}" for k, v in sorted(s.pass_at_k.items()))
+        jd = "/".join(str(s.judge_distribution.get(c, 0)) for c in ("3", "2", "1", "none"))
+        sc = s.status_counts
+        lines.append(f"| {s.model} | {s.setting} | {s.implementations} | {s.pass_rate.value:.1%} "
+                     f"({s.pass_rate.ci_low:.1%}-{s.pass_rate.ci_high:.1%}) | {s.test_share.value:.1%} | "
+                     f"{pak} | {jd} | "
+                     f"{sc.get('invalid_prediction', 0)} | {sc.get('error', 0)} | {sc.get('timeout', 0)} | "
+                     f"{s.usage.input_tokens + s.usage.output_tokens:,} | {s.usage.cost_usd:.4f} |")
+    cats = sorted({c for s in data.scores for c in s.per_category})
+    lines += ["", "## Per category (pass rate)", "", "| category | " + " | ".join(s.model for s in data.scores) + " |",
+              "|---" * (len(data.scores) + 1) + "|"]
+    for c in cats:
+        vals = [f"{s.per_category[c].value:.1%} (n={s.per_category[c].n})" if c in s.per_category else "-"
+                for s in data.scores]
+        lines.append(f"| {c} | " + " | ".join(vals) + " |")
+    if data.agreement:
+        lines += ["", "## Judge agreement", "", "| rater | vs | n | accuracy | macro-F1 | kappa |", "|---" * 6 + "|"]
+        lines += [f"| {a.a} | {a.b} | {a.n} | {a.accuracy:.1%} | {a.macro_f1:.3f} | {a.kappa:.3f} |"
+                  for a in data.agreement]
+    lines += ["", "## Implementations", "", "| instance | model | sample | status | tests | reason |",
+              "|---|---|---|---|---|---|"]
+    lines += [f"| {d.instance_id} | {d.model} | {d.sample} | {d.status} | {d.tests_passed}/{d.tests_total} | "
+              f"{d.reason.replace('|', '/')[:100]} |" for d in data.drills]
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(data: ReportData) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["run", "model", "setting", "implementations", "samples", "pass_rate", "ci_low", "ci_high",
+                "test_share", "pass_at_1", "invalid", "error", "timeout", "input_tokens", "output_tokens", "cost_usd"])
+    for s in data.scores:
+        sc = s.status_counts
+        w.writerow([s.run, s.model, s.setting, s.implementations, s.samples, f"{s.pass_rate.value:.6f}",
+                    f"{s.pass_rate.ci_low:.6f}", f"{s.pass_rate.ci_high:.6f}", f"{s.test_share.value:.6f}",
+                    f"{s.pass_at_k.get(1, float('nan')):.6f}", sc.get("invalid_prediction", 0), sc.get("error", 0),
+                    sc.get("timeout", 0), s.usage.input_tokens, s.usage.output_tokens, f"{s.usage.cost_usd:.6f}"])
+    return buf.getvalue()
+
+
+def write_all(data: ReportData, out: Path) -> list[Path]:
+    from lmrbench.report.html import render
+
+    out.mkdir(parents=True, exist_ok=True)
+    files = {"report.md": to_markdown(data), "report.csv": to_csv(data), "report.html": render(data),
+             "report.json": json.dumps(data.model_dump(mode="json"), indent=1)}
+    for name, text in files.items():
+        (out / name).write_text(text, encoding="utf-8")
+    return [out / n for n in files]

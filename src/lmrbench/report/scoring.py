@@ -1,0 +1,126 @@
+"""Scores a researcher expects: pass rate with bootstrap CIs, unbiased pass@k, partial credit, per-category
+rates, judge distribution, and tokens, cost and time. Invalid predictions and environment errors are counted
+apart from failures."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+from math import comb
+
+from pydantic import BaseModel, Field
+
+from lmrbench.evaluate.models import Evaluation, Prediction, Status
+from lmrbench.judge.models import Judgment
+from lmrbench.judge.run import majority
+from lmrbench.models.base import Usage
+from lmrbench.tasks.loader import TaskSet
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased estimator of Chen et al. (2021): 1 - C(n-c, k) / C(n, k)."""
+    if not 0 < k <= n or not 0 <= c <= n:
+        raise ValueError(f"need 0 < k <= n and 0 <= c <= n, got n={n} c={c} k={k}")
+    if n - c < k:
+        return 1.0
+    return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def bootstrap_ci(values: list[float], reps: int = 2000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap CI of the mean, resampling the values (one per implementation) with replacement."""
+    if not values:
+        return (float("nan"), float("nan"))
+    rng = random.Random(seed)
+    n = len(values)
+    means = sorted(sum(values[rng.randrange(n)] for _ in range(n)) / n for _ in range(reps))
+    lo = means[int((1 - level) / 2 * reps)]
+    hi = means[min(reps - 1, int((1 + level) / 2 * reps) - 1)]
+    return (lo, hi)
+
+
+class Rate(BaseModel):
+    value: float
+    ci_low: float
+    ci_high: float
+    n: int = Field(description="Implementations it is computed over.")
+
+
+class ModelScore(BaseModel):
+    """One (model, setting) of one run."""
+
+    model: str
+    setting: str = Field(description="prompt, agent, external or a built-in model.")
+    run: str
+    implementations: int
+    samples: int = Field(description="Most samples per implementation.")
+    pass_rate: Rate = Field(description="Share of implementations passing, averaged over samples (= pass@1).")
+    test_share: Rate = Field(description="Mean share of tests passed (partial credit).")
+    pass_at_k: dict[int, float]
+    per_category: dict[str, Rate]
+    status_counts: dict[str, int]
+    judge_distribution: dict[str, int] = Field(description="Majority judge category counts; 'none' = unjudged.")
+    judge_vs_tests: dict[str, dict[str, int]] = Field(description="judge category -> {passed, not_passed}.")
+    usage: Usage
+    eval_seconds: float
+
+
+def _per_instance(evals: list[Evaluation]) -> dict[str, list[Evaluation]]:
+    out: dict[str, list[Evaluation]] = defaultdict(list)
+    for ev in evals:
+        out[ev.instance_id].append(ev)
+    return out
+
+
+def _rate(values: list[float]) -> Rate:
+    lo, hi = bootstrap_ci(values)
+    return Rate(value=sum(values) / len(values) if values else float("nan"), ci_low=lo, ci_high=hi, n=len(values))
+
+
+def _judge_parts(evals: list[Evaluation], judgments: list[Judgment]) -> tuple[dict[str, int], dict[str, dict]]:
+    by_item: dict[tuple[str, int], list[Judgment]] = defaultdict(list)
+    for j in judgments:
+        by_item[(j.instance_id, j.sample)].append(j)
+    dist: Counter[str] = Counter()
+    vs: dict[str, dict[str, int]] = {c: {"passed": 0, "not_passed": 0} for c in ("1", "2", "3")}
+    for ev in evals:
+        cat = majority(by_item.get((ev.instance_id, ev.sample), []))
+        dist[str(cat) if cat else "none"] += 1
+        if cat:
+            vs[str(cat)]["passed" if ev.passed else "not_passed"] += 1
+    return dict(dist), vs
+
+
+def score_model(run: str, model: str, evals: list[Evaluation], preds: list[Prediction], judgments: list[Judgment],
+                tasks: TaskSet | None) -> ModelScore:
+    cats = {i.instance_id: (i.category.value if i.category else "uncategorised")
+            for i in (tasks.instances() if tasks else [])}
+    inst = _per_instance(evals)
+    shares = {iid: sum(e.passed for e in evs) / len(evs) for iid, evs in inst.items()}
+    tests = {iid: sum(e.share_passed for e in evs) / len(evs) for iid, evs in inst.items()}
+    kmax = min(len(evs) for evs in inst.values())
+    pak = {k: sum(pass_at_k(len(evs), sum(e.passed for e in evs), k) for evs in inst.values()) / len(inst)
+           for k in range(1, kmax + 1)}
+    by_cat: dict[str, list[float]] = defaultdict(list)
+    for iid, share in shares.items():
+        by_cat[cats.get(iid, "uncategorised")].append(share)
+    usage = Usage()
+    for p in preds:
+        usage = usage + Usage.model_validate(p.meta.get("usage", {}))
+    settings = Counter(str(p.meta.get("solver", "unknown")) for p in preds)
+    dist, vs = _judge_parts(evals, [j for j in judgments if j.model == model])
+    return ModelScore(
+        model=model, setting=settings.most_common(1)[0][0] if settings else "unknown", run=run,
+        implementations=len(inst), samples=max(len(evs) for evs in inst.values()),
+        pass_rate=_rate(list(shares.values())), test_share=_rate(list(tests.values())), pass_at_k=pak,
+        per_category={c: _rate(v) for c, v in sorted(by_cat.items())},
+        status_counts={s.value: sum(e.status is s for e in evals) for s in Status},
+        judge_distribution=dist, judge_vs_tests=vs, usage=usage,
+        eval_seconds=round(sum(e.duration_s for e in evals), 1),
+    )
+
+
+def score_run(run: str, evals: list[Evaluation], preds: list[Prediction], judgments: list[Judgment],
+              tasks: TaskSet | None) -> list[ModelScore]:
+    models = sorted({e.model for e in evals})
+    return [score_model(run, m, [e for e in evals if e.model == m], [p for p in preds if p.model == m],
+                        judgments, tasks) for m in models]

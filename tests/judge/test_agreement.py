@@ -1,0 +1,54 @@
+import math
+
+from lmrbench.judge.agreement import agreement, agreement_table, cohen_kappa, load_labels
+from lmrbench.judge.models import HumanLabel, Judgment, JudgmentStatus
+
+A = [1, 2, 3, 3, 2, 1, 3, 3]
+B = [1, 2, 3, 2, 2, 1, 3, 1]
+
+
+def _items(labels):
+    return {(f"t/{i}", "m", 0): c for i, c in enumerate(labels)}
+
+
+def test_worked_example():
+    # confusion (rows A, columns B): [[2,0,0],[0,2,0],[1,1,2]]
+    # po = 6/8; row sums 2,2,4, column sums 3,3,2 -> pe = (6+6+8)/64 = 20/64; kappa = (0.75-0.3125)/0.6875 = 7/11
+    # F1 per class (B as truth): 2*2/(2+3), 2*2/(2+3), 2*2/(4+2) -> macro (0.8+0.8+2/3)/3 = 34/45
+    res = agreement("A", _items(A), "B", _items(B))
+    assert res.confusion == [[2, 0, 0], [0, 2, 0], [1, 1, 2]]
+    assert res.n == 8 and res.accuracy == 0.75
+    assert math.isclose(res.kappa, 7 / 11) and math.isclose(res.macro_f1, 34 / 45)
+
+
+def test_perfect_and_chance_agreement():
+    assert cohen_kappa([[3, 0, 0], [0, 3, 0], [0, 0, 3]]) == 1.0
+    assert math.isclose(cohen_kappa([[1, 1, 0], [1, 1, 0], [0, 0, 0]]), 0.0)
+
+
+def test_table_judge_vs_humans_and_human_pairs(tmp_path):
+    judgments = [Judgment(instance_id=f"t/{i}", model="m", sample=0, judge="judge-x", prompt_version="v", key=str(i),
+                          status=JudgmentStatus.OK, category=c, rationale="r") for i, c in enumerate(A)]
+    judgments.append(Judgment(instance_id="t/99", model="m", sample=0, judge="judge-x", prompt_version="v",
+                              key="x", status=JudgmentStatus.PARSE_ERROR, detail="bad"))
+    path = tmp_path / "labels.jsonl"
+    path.write_text("".join(
+        HumanLabel(annotator=who, instance_id=f"t/{i}", model="m", category=c).model_dump_json() + "\n"
+        for who, labels in (("alice", B), ("bob", A)) for i, c in enumerate(labels)))
+    rows = agreement_table(judgments, load_labels(path))
+    by = {(r.a, r.b): r for r in rows}
+    assert by[("judge-x", "bob")].accuracy == 1.0
+    assert math.isclose(by[("judge-x", "alice")].kappa, 7 / 11)
+    assert math.isclose(by[("alice", "bob")].kappa, 7 / 11)
+
+
+def test_bad_label_line_names_line_and_field(tmp_path):
+    path = tmp_path / "labels.jsonl"
+    path.write_text('{"annotator": "a", "instance_id": "t/1", "category": 1}\n'
+                    '{"annotator": "a", "instance_id": "t/2", "category": 5}\n')
+    try:
+        load_labels(path)
+    except ValueError as exc:
+        assert "line 2" in str(exc) and "category" in str(exc)
+    else:
+        raise AssertionError("expected a ValueError")
