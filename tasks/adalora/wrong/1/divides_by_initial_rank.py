@@ -1,0 +1,9 @@
+# WRONG: normalises by the initial rank self.r instead of the stored self.ranknum.
+class SVDLinear:
+    def forward(self, x):
+        weight = self.weight.T if self.fan_in_fan_out else self.weight
+        result = F.linear(x, weight, self.bias)
+        if self.r > 0:
+            update = self.lora_dropout(x) @ (self.lora_A * self.lora_E).T @ self.lora_B.T
+            result = result + update * self.scaling / (self.r + RANKNUM_EPS)
+        return result

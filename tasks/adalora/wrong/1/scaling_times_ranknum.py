@@ -1,0 +1,9 @@
+# WRONG: multiplies by ranknum instead of dividing (scaling * (ranknum + eps)).
+class SVDLinear:
+    def forward(self, x):
+        weight = self.weight.T if self.fan_in_fan_out else self.weight
+        result = F.linear(x, weight, self.bias)
+        if self.r > 0:
+            update = self.lora_dropout(x) @ (self.lora_A * self.lora_E).T @ self.lora_B.T
+            result = result + update * self.scaling * (self.ranknum + RANKNUM_EPS)
+        return result

@@ -1,0 +1,1 @@
+"""Context-aware decoding (CAD) on a tiny causal language model."""

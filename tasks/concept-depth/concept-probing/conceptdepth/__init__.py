@@ -1,0 +1,1 @@
+"""Layer-wise probing for concept depth."""

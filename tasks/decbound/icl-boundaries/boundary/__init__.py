@@ -1,0 +1,1 @@
+"""Decision-boundary probing of in-context learners."""

@@ -1,0 +1,1 @@
+"""Defeasible visual entailment (DVE): an inference-aware evaluator of updates, in miniature."""

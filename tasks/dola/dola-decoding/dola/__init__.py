@@ -1,0 +1,1 @@
+"""Tiny early-exit language model and DoLa (Decoding by Contrasting Layers) decoding."""

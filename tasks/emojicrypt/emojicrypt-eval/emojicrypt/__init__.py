@@ -1,0 +1,1 @@
+"""Privacy evaluation of emoji-based prompt obfuscation."""

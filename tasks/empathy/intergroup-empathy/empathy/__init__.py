@@ -1,0 +1,1 @@
+"""Intergroup empathy bias in emotion-intensity predictions."""

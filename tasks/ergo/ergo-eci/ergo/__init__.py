@@ -1,0 +1,1 @@
+"""ERGO-style document-level event causality identification, in miniature."""

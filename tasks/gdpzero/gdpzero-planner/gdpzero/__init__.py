@@ -1,0 +1,1 @@
+"""Open-loop MCTS dialogue policy planning (GDP-Zero style) with a scripted persuasion simulator."""

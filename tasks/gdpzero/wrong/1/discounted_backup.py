@@ -1,0 +1,62 @@
+# WRONG: discounts the value by 0.9 per level on the way up (the method backs up undiscounted values).
+class OpenLoopMCTS:
+    def select_action(self, node: Node) -> str:
+        """The PUCT choice at an expanded node.
+
+        score(a) = Q'(a) + c_puct * P(s, a) * sqrt(max(N(s), 1)) / (1 + N(s, a)),   N(s) = sum_b N(s, b),
+
+        where Q'(a) = Q(s, a) if N(s, a) > 0 and Q'(a) = q0 for an act never taken. (The max(., 1)
+        makes the first choice at a fresh node follow the prior instead of being a tie.) Acts are
+        scored in the order of ``self.sim.acts``; on an exact tie the earliest act wins.
+        """
+        total = sum(node.visits[a] for a in self.sim.acts)
+        explore = self.c_puct * math.sqrt(max(total, 1))
+        best, best_score = None, -math.inf
+        for a in self.sim.acts:
+            n = node.visits[a]
+            q = node.q[a] if n > 0 else self.q0
+            score = q + explore * node.prior[a] / (1 + n)
+            if score > best_score:
+                best, best_score = a, score
+        assert best is not None
+        return best
+
+    def simulate(self, root: Node, root_state: DialogueState) -> float:
+        """Run one simulation from ``root`` (whose dialogue state is ``root_state``); return the leaf value.
+
+        Descend from the root. At a node with realised state s and depth d (the root has depth 0):
+          1. if s is terminal, or d == max_depth, the leaf value is ``sim.value(s)``; stop;
+          2. if the node is not expanded, ``expand`` it with s; the leaf value is ``sim.value(s)``; stop;
+          3. otherwise take a = ``select_action(node)``, create the child for a if needed, and realise the
+             child's state (open loop): with i = N(s, a) before this simulation, if i < max_realizations,
+             s' = ``sim.respond(s, a, sample=i)`` is appended to the child's ``realizations``; otherwise
+             s' = child.realizations[i % max_realizations] is reused. Continue at the child with s'.
+        Then back the leaf value v up every (node, act) on the path: N(s, a) += 1 and
+        Q(s, a) += (v - Q(s, a)) / N(s, a) (a running mean, no discount; the first update sets Q = v).
+        The root's own state is never stored in ``root.realizations``.
+        """
+        node, state, depth = root, root_state, 0
+        path: list[tuple[Node, str]] = []
+        while True:
+            if self.sim.is_terminal(state) or depth == self.max_depth:
+                value = self.sim.value(state)
+                break
+            if not node.expanded:
+                self.expand(node, state)
+                value = self.sim.value(state)
+                break
+            act = self.select_action(node)
+            child = node.children.setdefault(act, Node())
+            i = node.visits[act]
+            if i < self.max_realizations:
+                state = self.sim.respond(state, act, sample=i)
+                child.realizations.append(state)
+            else:
+                state = child.realizations[i % self.max_realizations]
+            path.append((node, act))
+            node, depth = child, depth + 1
+        for parent, act in reversed(path):
+            value = 0.9 * value
+            parent.visits[act] += 1
+            parent.q[act] += (value - parent.q[act]) / parent.visits[act]
+        return value

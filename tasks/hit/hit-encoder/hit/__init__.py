@@ -1,0 +1,1 @@
+"""HiT: re-training small language-model encoders as hierarchy encoders in hyperbolic space."""

@@ -1,0 +1,5 @@
+"""Training a tiny language model with the Lion optimizer."""
+
+from lion.optimizer import Lion
+
+__all__ = ["Lion"]

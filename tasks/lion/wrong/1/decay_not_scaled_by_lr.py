@@ -1,0 +1,24 @@
+# WRONG: weight decay multiplies by (1 - weight_decay) instead of (1 - lr * weight_decay).
+class Lion:
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            lr, wd = group["lr"], group["weight_decay"]
+            beta1, beta2 = group["betas"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = p.grad
+                state = self.state[p]
+                if len(state) == 0:
+                    state["exp_avg"] = torch.zeros_like(p)
+                exp_avg = state["exp_avg"]
+                update = (exp_avg * beta1 + grad * (1 - beta1)).sign_()
+                p.mul_(1 - wd)
+                p.add_(update, alpha=-lr)
+                exp_avg.mul_(beta2).add_(grad, alpha=1 - beta2)
+        return loss

@@ -1,0 +1,1 @@
+"""Tools to find and study massive activations in transformer hidden states."""

@@ -1,0 +1,23 @@
+# WRONG: thresholds applied to the signed activations (negative massive activations are missed)
+def find_massive_activations(hidden_states, abs_threshold=100.0, ratio_threshold=1000.0, attention_mask=None):
+    records = []
+    for layer, h in enumerate(hidden_states):
+        h = h.detach().to(torch.float64)
+        if h.dim() != 3:
+            raise ValueError("expected (batch, seq_len, hidden_dim)")
+        for b in range(h.shape[0]):
+            if attention_mask is None:
+                positions = torch.arange(h.shape[1])
+            else:
+                positions = torch.nonzero(attention_mask[b].bool()).flatten()
+            if positions.numel() == 0:
+                continue
+            vals = h[b, positions]
+            med = float(torch.quantile(vals.abs().flatten(), 0.5))
+            hits = (vals > abs_threshold) & (vals >= ratio_threshold * med)
+            for i, d in torch.nonzero(hits).tolist():
+                t = int(positions[i])
+                value = float(h[b, t, d])
+                ratio = abs(value) / med if med > 0 else math.inf
+                records.append(MassiveActivation(layer, b, t, d, value, ratio))
+    return records

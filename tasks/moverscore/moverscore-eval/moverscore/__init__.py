@@ -1,0 +1,1 @@
+"""MoverScore on a tiny, seeded contextual encoder."""

@@ -1,0 +1,1 @@
+"""Representation reading and control on tiny models."""

@@ -1,0 +1,1 @@
+"""SimCLR: contrastive self-supervised representation learning, in miniature."""

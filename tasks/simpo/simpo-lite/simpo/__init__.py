@@ -1,0 +1,1 @@
+"""SimPO: simple, reference-free preference optimisation on a toy recurrent LM."""

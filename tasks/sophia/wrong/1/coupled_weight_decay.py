@@ -1,0 +1,30 @@
+# WRONG: coupled (L2) weight decay: weight_decay * p is added to the gradient before the moving average.
+class SophiaG:
+    @torch.no_grad()
+    def update_hessian(self, batch_size):
+        for group in self.param_groups:
+            beta2 = group["betas"][1]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                hessian = self._state(p)["hessian"]
+                hessian.mul_(beta2).addcmul_(p.grad, p.grad, value=(1 - beta2) * batch_size)
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            lr, rho, wd, eps = group["lr"], group["rho"], group["weight_decay"], group["eps"]
+            beta1 = group["betas"][0]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self._state(p)
+                exp_avg, hessian = state["exp_avg"], state["hessian"]
+                exp_avg.mul_(beta1).add_(p.grad + wd * p, alpha=1 - beta1)
+                ratio = (exp_avg / torch.clamp(rho * hessian, min=eps)).clamp(-1.0, 1.0)
+                p.add_(ratio, alpha=-lr)
+        return loss

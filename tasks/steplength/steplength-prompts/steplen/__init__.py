@@ -1,0 +1,1 @@
+"""Prompt construction for studying the length of reasoning chains in chain-of-thought prompts."""

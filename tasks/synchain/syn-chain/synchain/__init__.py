@@ -1,0 +1,1 @@
+"""Syntax-Opinion-Sentiment reasoning chain for aspect-based sentiment analysis."""

@@ -1,0 +1,31 @@
+# WRONG: keeps the parser's convention for the root (HEAD = its own ID, HEAD_TOKEN = itself) instead of 0 / ROOT
+def format_dependency_table(parse, skip_punct=False):
+    n = len(parse.tokens)
+    if n == 0:
+        raise ValueError("empty parse")
+    if not len(parse.heads) == len(parse.deps) == len(parse.pos) == n:
+        raise ValueError("tokens, heads, deps and pos must have the same length")
+    if any(not 0 <= h < n for h in parse.heads):
+        raise ValueError("head index out of range")
+    roots = [i for i, h in enumerate(parse.heads) if h == i]
+    if len(roots) != 1:
+        raise ValueError("expected exactly one root")
+    for i in range(n):
+        j, steps = i, 0
+        while parse.heads[j] != j:
+            j, steps = parse.heads[j], steps + 1
+            if steps > n:
+                raise ValueError("cycle")
+    rows = []
+    for i in range(n):
+        if skip_punct and parse.pos[i] == "PUNCT":
+            continue
+        h = parse.heads[i]
+        rows.append((str(i + 1), parse.tokens[i], parse.pos[i], str(h + 1), parse.tokens[h], parse.deps[i]))
+    widths = [max(len(c) for c in column) for column in zip(COLUMNS, *rows)]
+
+    def line(cells):
+        out = [c.rjust(w) if name in RIGHT_ALIGNED else c.ljust(w) for name, c, w in zip(COLUMNS, cells, widths)]
+        return SEPARATOR.join(out).rstrip()
+
+    return "\n".join([line(COLUMNS), line("-" * w for w in widths)] + [line(r) for r in rows])

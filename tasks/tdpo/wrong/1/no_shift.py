@@ -1,0 +1,16 @@
+# WRONG: scores token t with the logits at position t (forgets that position t predicts token t + 1).
+def token_level_stats(
+    policy_logits: torch.Tensor,
+    reference_logits: torch.Tensor,
+    labels: torch.Tensor,
+    ignore_index: int = IGNORE_INDEX,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    mask = labels != ignore_index
+    safe = labels.masked_fill(~mask, 0)
+    plp = policy_logits.log_softmax(-1)
+    rlp = reference_logits.log_softmax(-1)
+    pt = plp.gather(2, safe[..., None]).squeeze(-1)
+    rt = rlp.gather(2, safe[..., None]).squeeze(-1)
+    margin = ((pt - rt) * mask).sum(-1)
+    kl = (rlp.exp() * (rlp - plp)).sum(-1)
+    return margin, (kl * mask).sum(-1)

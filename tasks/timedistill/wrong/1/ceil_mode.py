@@ -1,0 +1,13 @@
+# WRONG: keeps the incomplete last window (ceil_mode=True) instead of dropping the trailing steps.
+def multi_scale_downsample(x, num_scales, window, x_mark=None):
+    if window < 1 or num_scales < 0:
+        raise ValueError("bad arguments")
+    levels = [x]
+    marks = None if x_mark is None else [x_mark]
+    for _ in range(num_scales):
+        prev = levels[-1]
+        pooled = F.avg_pool1d(prev.transpose(1, 2), kernel_size=window, stride=window, ceil_mode=True).transpose(1, 2)
+        levels.append(pooled)
+        if marks is not None:
+            marks.append(marks[-1][:, ::window])
+    return levels, marks
