@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from lmrbench.generate import generate_with_model
-from lmrbench.models.base import ModelSettings
+from lmrbench.models.base import Message, ModelSettings
 from lmrbench.models.litellm_model import LiteLLMModel
 from lmrbench.models.openai_stub_server import Reply, StubServer
 from lmrbench.tasks.loader import load_tasks
@@ -33,6 +33,8 @@ def main() -> None:
     print(f"{n} requests per setting, server latency {args.latency * 1000:.0f} ms")
     with StubServer(default=Reply(content=ANSWER, delay_s=args.latency)) as server:
         settings = ModelSettings(api_base=server.url, extra={"api_key": "sk-local"}, retry_base_s=0.05)
+        # warm-up: litellm's import and first-call set-up are not part of steady-state throughput
+        LiteLLMModel("openai/stub", settings, use_cache=False).query([Message(role="user", content="warm up")])
         for conc in args.concurrency:
             model = LiteLLMModel("openai/stub", settings, use_cache=False)
             with tempfile.TemporaryDirectory() as tmp:
