@@ -18,7 +18,7 @@ from lmrbench.sandbox import LocalSandbox
 from lmrbench.solvers.builtin import code_prediction, reference_prediction, stub_prediction
 from lmrbench.tasks.mutants import mutants
 from lmrbench.tasks.schema import Implementation, Task
-from lmrbench.tasks.source import extract
+from lmrbench.tasks.source import SourceError, extract
 
 
 class ValidateConfig(BaseModel):
@@ -98,8 +98,13 @@ def _jobs_first_phase(task: Task, impl: Implementation, cfg: ValidateConfig) -> 
             for r in range(cfg.repeat)]
     jobs.append(_Job(impl, task, "stub", stub_prediction(task, impl), "stub"))
     if cfg.wrong:
+        assert impl.golden_file is not None
+        golden = impl.golden_file.read_text(encoding="utf-8")
         for path in sorted(task.wrong_dir(impl.index).glob("*.py")):
-            pred = code_prediction(impl, f"wrong:{path.stem}", path.read_text(encoding="utf-8"))
+            try:
+                pred = code_prediction(impl, f"wrong:{path.stem}", path.read_text(encoding="utf-8"), fallback=golden)
+            except SourceError as exc:
+                raise SourceError(f"{path}: {exc}") from exc
             jobs.append(_Job(impl, task, "wrong", pred, path.stem))
     return jobs
 

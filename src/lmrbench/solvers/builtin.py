@@ -7,12 +7,26 @@ from pathlib import Path
 
 from lmrbench.evaluate.models import Prediction
 from lmrbench.tasks.schema import Implementation, Task
-from lmrbench.tasks.source import definition_in, extract
+from lmrbench.tasks.source import SourceError, definition_in, extract
 
 
-def code_prediction(impl: Implementation, model: str, snippet: str, sample: int = 0, **meta: object) -> Prediction:
-    """Form (a) from one snippet holding every target definition (a wrong variant, a mutant, an answer)."""
-    defs = {t: definition_in(snippet, t) for t in impl.targets}
+def code_prediction(impl: Implementation, model: str, snippet: str, sample: int = 0,
+                    fallback: str | None = None, **meta: object) -> Prediction:
+    """Form (a) from one snippet holding the target definitions (a wrong variant, a mutant, an answer).
+
+    Targets the snippet lacks are taken from `fallback` (the golden file) when given; a snippet that defines
+    none of the targets is an error.
+    """
+    defs = {}
+    for t in impl.targets:
+        try:
+            defs[t] = definition_in(snippet, t)
+        except SourceError:
+            if fallback is None:
+                raise
+            defs[t] = extract(fallback, t)
+    if fallback is not None and all(defs[t] == extract(fallback, t) for t in impl.targets):
+        raise SourceError(f"the snippet defines none of {impl.targets} differently from the reference")
     return Prediction(instance_id=impl.instance_id, model=model, sample=sample,
                       functions={impl.goal_file: defs}, meta=dict(meta))
 
