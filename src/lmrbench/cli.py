@@ -106,7 +106,7 @@ def tasks_show(instance: str, tasks: TasksOpt = None, as_json: JsonOpt = False) 
 @tasks_app.command("lint")
 def tasks_lint(path: Annotated[Path | None, typer.Argument(help="Task folder; default: built-in.")] = None,
                tasks: TasksOpt = None, as_json: JsonOpt = False) -> None:
-    """Report each defect of a task folder, one line each: task[/index], severity, kind, detail."""
+    """Report each defect of a task folder, one line each: task or task/index, severity, kind, detail."""
     ts = _load(path or tasks, quiet=True)
     problems = lint(ts)
     if as_json:
