@@ -37,7 +37,7 @@ app = typer.Typer(help="lmrbench: can a model reproduce the code of a language-m
 tasks_app = typer.Typer(help="List, show, lint the tasks and rebuild their fixtures.", no_args_is_help=True)
 app.add_typer(tasks_app, name="tasks")
 out = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 TasksOpt = Annotated[Path | None, typer.Option("--tasks", help="Task folder (either layout); default: built-in.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output on stdout.")]

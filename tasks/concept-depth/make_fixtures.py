@@ -41,6 +41,8 @@ def probe_case(i: int, g: torch.Generator) -> dict:
     y[0], y[1], y[2], y[3] = 0, 1, 0, 1
     if i % 3 == 0:
         h[:, :, -1] = 2.5  # a constant feature
+    if i % 4 == 2:
+        h = h.float()  # float32 hidden states
     as_list = i % 2 == 1
     frac = [0.2, 0.25, 0.3, 0.5][i % 4]
     seed, l2 = r(0, 1000), L2S[i % 4]

@@ -23,6 +23,9 @@ def task_cases() -> list[dict]:
             cases.append({"kind": kind, "n_samples": n, "seed": seed, "noise": noise, "factor": factor,
                           "shuffle": shuffle, "X": t.X.tolist(), "y": t.y.tolist()})
             i += 1
+    for kind in TASK_KINDS:  # the defaults: n_samples=128, seed=0, noise=0.1, factor=0.5, shuffle=True
+        t = generate_task(kind)
+        cases.append({"kind": kind, "defaults": True, "X": t.X.tolist(), "y": t.y.tolist()})
     return cases
 
 
@@ -39,6 +42,10 @@ def grid_cases() -> list[dict]:
         g = probe_grid(X, resolution=res, margin=margin)
         cases.append({"X": X.tolist(), "resolution": res, "margin": margin, "points": g.points.tolist(),
                       "xs": g.xs.tolist(), "ys": g.ys.tolist()})
+    X = rng.normal(size=(10, 2))
+    g = probe_grid(X)  # the defaults: resolution=50, margin=0.1
+    cases.append({"X": X.tolist(), "defaults": True, "points": g.points.tolist(), "xs": g.xs.tolist(),
+                  "ys": g.ys.tolist()})
     return cases
 
 

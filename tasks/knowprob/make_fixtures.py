@@ -5,7 +5,7 @@ of the repository with the golden files applied (and on PYTHONPATH). Everything 
 seeded; running it twice writes identical files.
 
 Writes one fixture file per implementation:
-    classify.pt       knowprob/1  classify_by_relation_group
+    classify.json     knowprob/1  classify_by_relation_group
     overlap.json      knowprob/2  jaro_winkler_similarity, drop_subject_object_overlap
     counter.json      knowprob/3  build_counter_knowledge
     in_prompt.json    knowprob/4  parametric_object_absent
@@ -90,7 +90,7 @@ def classify_cases() -> list[dict]:
         tol = 1e-10
         res = classify_by_relation_group(x.numpy(), labels, groups, l2=l2, max_iter=max_iter, tol=tol)
         cases.append({
-            "features": x,
+            "features": x.tolist(),
             "labels": labels,
             "groups": groups,
             "l2": l2,
@@ -100,7 +100,7 @@ def classify_cases() -> list[dict]:
             "expected_accuracy": [r["accuracy"] for r in res.values()],
             "expected_n_train": [r["n_train"] for r in res.values()],
             "expected_n_test": [r["n_test"] for r in res.values()],
-            "expected_test_proba": [torch.from_numpy(np.asarray(r["test_proba"], dtype=np.float64))
+            "expected_test_proba": [np.asarray(r["test_proba"], dtype=np.float64).tolist()
                                     for r in res.values()],
         })
     return cases
@@ -321,7 +321,7 @@ def groups_cases() -> list[dict]:
 def main() -> None:
     out_dir = Path(sys.argv[1])
     out_dir.mkdir(parents=True, exist_ok=True)
-    torch.save(classify_cases(), out_dir / "classify.pt")
+    write_json(out_dir / "classify.json", {"cases": classify_cases()})
     tables, custom = overlap_tables()
     write_json(out_dir / "overlap.json", {"jw_pairs": jw_pairs(), "tables": tables,
                                           "custom_columns": custom})

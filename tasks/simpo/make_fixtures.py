@@ -26,6 +26,8 @@ def make_side(g: torch.Generator, batch: int, width: int, dtype: torch.dtype, ma
     logps = torch.where(mask, logps, garbage).to(dtype)
     if mask_kind == "float":
         mask = mask.to(dtype)
+    elif mask_kind == "double":  # a float64 mask with float32 log-probs: outputs must stay float32
+        mask = mask.double()
     elif mask_kind == "long":
         mask = mask.long()
     return logps, mask
@@ -66,10 +68,10 @@ def build_cases() -> list[dict]:
         chosen, cm = make_side(g, 10, 6, torch.float64, "bool", scale=15.0)
         rejected, rm = make_side(g, 10, 7, torch.float64, "bool", scale=15.0)
         cases.append(run_case(chosen, cm, rejected, rm, beta, gamma))
-    # float32
-    for beta, gamma in ((2.0, 1.0), (2.5, 0.5)):
-        chosen, cm = make_side(g, 9, 10, torch.float32, "bool", scale=5.0)
-        rejected, rm = make_side(g, 9, 4, torch.float32, "float", scale=5.0)
+    # float32 log-probs, with masks of several dtypes
+    for beta, gamma, kinds in ((2.0, 1.0, ("bool", "float")), (2.5, 0.5, ("double", "long")), (2.0, 0.3, ("long", "double"))):
+        chosen, cm = make_side(g, 9, 10, torch.float32, kinds[0], scale=5.0)
+        rejected, rm = make_side(g, 9, 4, torch.float32, kinds[1], scale=5.0)
         cases.append(run_case(chosen, cm, rejected, rm, beta, gamma))
     return cases
 

@@ -117,7 +117,8 @@ def test_triplets_contribute_additively() -> None:
     x = torch.randn(3, 5, generator=torch.Generator().manual_seed(6), dtype=DT)
     full_e = layer.lora_E.detach().clone()
     with torch.no_grad():
-        base = layer(x) if layer.lora_E.zero_() is not None else None
+        layer.lora_E.zero_()
+        base = layer(x)
         pieces = []
         for i in range(4):
             layer.lora_E.zero_()

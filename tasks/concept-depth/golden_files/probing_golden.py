@@ -36,7 +36,7 @@ def fit_logistic_regression(
     with H the Hessian of J. All arithmetic in float64.
 
     Args:
-        X: (n, d) features. y: (n,) labels in {0, 1}; both classes must be present.
+        X: (n, d) features. y: (n,) labels in {0, 1} (any dtype); both classes must be present.
         l2: the penalty strength, > 0. max_iter: the most Newton steps. tol: gradient tolerance.
 
     Returns:
@@ -45,20 +45,20 @@ def fit_logistic_regression(
     Raises:
         ValueError: if l2 <= 0 or y does not contain both classes.
     """
-    X = X.detach().to(torch.float64)
-    y = y.detach().to(torch.float64)
     if l2 <= 0:
         raise ValueError("l2 must be positive")
-    if not (y.min() == 0 and y.max() == 1):
+    target = y.detach().to(torch.float64)
+    if not (target.min() == 0 and target.max() == 1):
         raise ValueError("y must contain both classes")
     n, d = X.shape
-    A = torch.cat([X, torch.ones(n, 1, dtype=torch.float64)], dim=1)  # last column multiplies the intercept
+    # features in float64, plus a last column of ones that multiplies the intercept
+    A = torch.cat([X.detach().to(torch.float64), torch.ones(n, 1, dtype=torch.float64)], dim=1)
     penalty = torch.full((d + 1,), l2, dtype=torch.float64)
     penalty[-1] = 0.0
     theta = torch.zeros(d + 1, dtype=torch.float64)
     for _ in range(max_iter):
         p = torch.sigmoid(A @ theta)
-        grad = A.T @ (p - y) / n + penalty * theta
+        grad = A.T @ (p - target) / n + penalty * theta
         if grad.abs().max() < tol:
             break
         hess = (A.T * (p * (1 - p))) @ A / n + torch.diag(penalty)
@@ -87,13 +87,12 @@ def probe_layers(
     Args:
         hidden_states: (num_layers, num_examples, hidden_dim) tensor, or a sequence of (num_examples,
             hidden_dim) tensors, one per layer.
-        labels: (num_examples,) binary labels (0/1).
+        labels: (num_examples,) binary labels: 0/1 integers, floats or booleans.
 
     Returns:
         One `LayerProbe(layer, accuracy, f1, auc, weight, bias)` per layer, in layer order; metrics are Python
         floats, `weight` the fitted float64 weights (for standardised features), `bias` a Python float.
     """
-    labels = labels.long()
     train_idx, test_idx = stratified_split(labels, test_fraction, seed)
     y_train, y_test = labels[train_idx], labels[test_idx]
     results = []

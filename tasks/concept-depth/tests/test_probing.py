@@ -167,9 +167,31 @@ def test_probe_uses_one_split_for_all_layers():
         assert torch.equal(p.weight, res[0].weight)
 
 
+def test_hand_checked_probe_without_signal():
+    # every feature constant: standardised features are all 0 (std 0 is replaced by 1), so w = 0; each class has
+    # 10 examples, so round(0.2 * 10) = 2 per class go to the test split and the training split is balanced:
+    # the gradient at zero vanishes and b = 0 exactly. Every test decision value is then exactly 0, which is not
+    # > 0: all four test examples are predicted 0 -> accuracy 2/4 = 0.5, F1 = 0 (no true positive), AUC = 0.5 (all ties).
+    h = torch.full((1, 20, 3), 1.5, dtype=torch.float64)
+    labels = torch.tensor([0, 1] * 10)
+    (p,) = probe_layers(h, labels, test_fraction=0.2, seed=3)
+    assert (p.accuracy, p.f1, p.auc, p.bias) == (0.5, 0.0, 0.5, 0.0)
+    assert torch.equal(p.weight, torch.zeros(3, dtype=torch.float64))
+
+
+def test_probe_accepts_bool_and_float_labels():
+    c = PROBES[0]
+    base = run_probe(c)
+    for labels in (c["labels"].bool(), c["labels"].double()):
+        other = run_probe(dict(c, labels=labels))
+        assert [(p.accuracy, p.f1, p.auc) for p in other] == [(p.accuracy, p.f1, p.auc) for p in base]
+        torch.testing.assert_close(torch.stack([p.weight for p in other]), torch.stack([p.weight for p in base]),
+                                   atol=1e-12, rtol=0)
+
+
 def test_probe_handles_constant_features():
     c = PROBES[0]
     h = c["hidden"].clone()
     h[:, :, 0] = 3.0
     for p in run_probe(dict(c, hidden=h)):
-        assert torch.isfinite(p.weight).all() and p.weight[0] == 0.0
+        assert torch.isfinite(p.weight).all() and abs(float(p.weight[0])) < 1e-12

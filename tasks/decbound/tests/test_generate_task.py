@@ -55,7 +55,7 @@ def test_linear_geometry_without_noise():
 # ---------------------------------------------------------------- differential (fixtures from the reference)
 
 
-@pytest.mark.parametrize("k", range(len(CASES)))
+@pytest.mark.parametrize("k", [k for k, c in enumerate(CASES) if not c.get("defaults")])
 def test_matches_reference(k):
     c = CASES[k]
     t = generate_task(c["kind"], n_samples=c["n_samples"], seed=c["seed"], noise=c["noise"], factor=c["factor"],
@@ -63,6 +63,14 @@ def test_matches_reference(k):
     assert isinstance(t, ClassificationTask) and t.kind == c["kind"] and t.seed == c["seed"]
     assert t.X.dtype == np.float64 and t.X.shape == (c["n_samples"], 2)
     assert t.y.dtype == np.int64 and t.y.tolist() == c["y"]
+    np.testing.assert_allclose(t.X, np.array(c["X"]), atol=1e-12, rtol=1e-12)
+
+
+@pytest.mark.parametrize("k", [k for k, c in enumerate(CASES) if c.get("defaults")])
+def test_matches_reference_with_default_arguments(k):
+    c = CASES[k]
+    t = generate_task(c["kind"])
+    assert t.seed == 0 and t.y.tolist() == c["y"]
     np.testing.assert_allclose(t.X, np.array(c["X"]), atol=1e-12, rtol=1e-12)
 
 

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-import torch
+import numpy as np
 
 from emojicrypt.obfuscate import SEPARATOR
 
 
 def decryption_similarity(
     enc_dec_pairs: Mapping[str, str],
-    embed: Callable[[str], torch.Tensor],
+    embed: Callable[[str], np.ndarray],
 ) -> tuple[float, dict[str, float]]:
     """Mean cosine similarity between the embeddings of original and recovered feature values.
 
     Args:
         enc_dec_pairs: maps each original feature level ``"Feature: <name>, Value: <original value>"`` to the
             attacker's answer in the same format, ``"Feature: <name>, Value: <recovered value>"``.
-        embed: the embedding model, text -> 1-D tensor.
+        embed: the embedding model, text -> 1-D numpy array.
 
     Returns:
         ``(mean, per_feature)``. A *value* is everything after the first ``", Value: "`` of its string, with
@@ -40,10 +40,10 @@ def decryption_similarity(
         head, original = original_level.split(SEPARATOR, 1)
         recovered = recovered_level.split(SEPARATOR, 1)[1]
         feature = head.removeprefix("Feature:").strip()
-        a = embed(original.strip()).to(torch.float64)
-        b = embed(recovered.strip()).to(torch.float64)
-        norms = a.norm() * b.norm()
-        score = 0.0 if norms == 0 else (a @ b / norms).item()
+        a = np.asarray(embed(original.strip()), dtype=np.float64)
+        b = np.asarray(embed(recovered.strip()), dtype=np.float64)
+        norms = np.linalg.norm(a) * np.linalg.norm(b)
+        score = 0.0 if norms == 0 else float(a @ b / norms)
         scores.append(score)
         by_feature.setdefault(feature, []).append(score)
     mean = sum(scores) / len(scores)

@@ -95,7 +95,7 @@ def hit_loss(
         unweighted; all three reduced with ``reduction``.
     """
     if curvature is None:
-        curvature = 1.0 / child.shape[-1]
+        curvature = 1.0 / child.shape[1]
     d_pos = poincare_distance(child, parent, curvature)
     d_neg = poincare_distance(child, negative, curvature)
     cluster = torch.relu(d_pos - d_neg + cluster_margin)

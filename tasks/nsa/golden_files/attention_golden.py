@@ -79,7 +79,7 @@ def nsa_attention(
     selection = torch.zeros(seq_len, num_kv_heads, num_slc, dtype=torch.bool)
     rows = []
     for t in range(seq_len):
-        visible = (t + 1 - cmp_block_size) // cmp_stride + 1 if t + 1 >= cmp_block_size else 0
+        visible = max((t + 1 - cmp_block_size) // cmp_stride + 1, 0)  # complete blocks ending at or before t
         current = t // slc_block_size
         forced = set(range(min(num_init_blocks, current + 1)))
         forced |= set(range(max(current - num_local_blocks + 1, 0), current + 1))
@@ -100,9 +100,10 @@ def nsa_attention(
                 row[h] = gates[t, h, 0] * o_cmp + gates[t, h, 2] * o_win
 
             # top-n blocks shared by the group: forced blocks, then the best-scored others
-            # (a stable sort breaks ties in favour of the lower block index)
+            # (ties broken in favour of the lower block index)
+            ranking = sorted(range(current + 1), key=lambda j: (-float(scores[j]), j))
             chosen = set(forced)
-            for j in torch.sort(scores, descending=True, stable=True).indices.tolist():
+            for j in ranking:
                 if len(chosen) >= num_selected:
                     break
                 chosen.add(j)

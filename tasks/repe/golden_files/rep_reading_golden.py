@@ -48,20 +48,19 @@ def reading_vectors(
         ValueError: if `first` and `second` are not 3-D tensors of the same shape, or `n_components` is out
             of range.
     """
-    first = first.detach().to(torch.float64)
-    second = second.detach().to(torch.float64)
+    first, second = (t.detach().to(torch.float64) for t in (first, second))
     if first.dim() != 3 or first.shape != second.shape:
         raise ValueError("first and second must both be (num_layers, num_pairs, hidden_dim)")
     _, num_pairs, dim = first.shape
     if not 1 <= n_components <= min(num_pairs - 1, dim):
-        raise ValueError(f"n_components must be in [1, {min(num_pairs - 1, dim)}]")
+        raise ValueError("n_components is out of range")
     orient = torch.where(first_is_positive.bool(), 1.0, -1.0).to(torch.float64)
 
     directions, ratios, accuracies = [], [], []
     for x, y in zip(first, second):
         diff = x - y
-        centred = diff - diff.mean(dim=0, keepdim=True)
-        _, s, vh = torch.linalg.svd(centred, full_matrices=False)
+        centred = diff - diff.mean(dim=0)
+        _, s, vh = torch.linalg.svd(centred)
         comps = vh[:n_components]
         ratios.append(s[:n_components] ** 2 / (s**2).sum())
         proj = (orient[:, None] * diff) @ comps.T  # (num_pairs, n_components): p_i . v

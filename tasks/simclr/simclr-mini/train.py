@@ -14,7 +14,7 @@ from simclr.model import SimCLR
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--temperature", type=float, default=0.5)
     ap.add_argument("--lr", type=float, default=3e-3)

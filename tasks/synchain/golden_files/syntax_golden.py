@@ -40,11 +40,12 @@ def format_dependency_table(parse: DependencyParse, skip_punct: bool = False) ->
     if len(roots) != 1:
         raise ValueError(f"expected exactly one root, found {len(roots)}")
     for i in range(n):
-        j, steps = i, 0
+        j, seen = i, set()
         while parse.heads[j] != j:
-            j, steps = parse.heads[j], steps + 1
-            if steps > n:
+            if j in seen:
                 raise ValueError(f"token {i} does not reach the root")
+            seen.add(j)
+            j = parse.heads[j]
 
     rows = []
     for i in range(n):

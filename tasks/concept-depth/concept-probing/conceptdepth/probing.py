@@ -36,7 +36,7 @@ def fit_logistic_regression(
     with H the Hessian of J. All arithmetic in float64.
 
     Args:
-        X: (n, d) features. y: (n,) labels in {0, 1}; both classes must be present.
+        X: (n, d) features. y: (n,) labels in {0, 1} (any dtype); both classes must be present.
         l2: the penalty strength, > 0. max_iter: the most Newton steps. tol: gradient tolerance.
 
     Returns:
@@ -70,7 +70,7 @@ def probe_layers(
     Args:
         hidden_states: (num_layers, num_examples, hidden_dim) tensor, or a sequence of (num_examples,
             hidden_dim) tensors, one per layer.
-        labels: (num_examples,) binary labels (0/1).
+        labels: (num_examples,) binary labels: 0/1 integers, floats or booleans.
 
     Returns:
         One `LayerProbe(layer, accuracy, f1, auc, weight, bias)` per layer, in layer order; metrics are Python

@@ -15,3 +15,52 @@ def probe_layers(hidden_states, labels, test_fraction=0.2, seed=0, l2=1e-2):
         pred = (scores > 0).long()
         results.append(LayerProbe(layer, accuracy(y_test, pred), f1_binary(y_test, pred), roc_auc(y_test, scores), w, b))
     return results
+
+
+# (unchanged reference)
+def fit_logistic_regression(
+    X: torch.Tensor,
+    y: torch.Tensor,
+    l2: float = 1e-2,
+    max_iter: int = 50,
+    tol: float = 1e-10,
+) -> tuple[torch.Tensor, float]:
+    """L2-regularised logistic regression fitted by Newton's method.
+
+    Minimises, over w in R^d and the intercept b,
+
+        J(w, b) = (1/n) * sum_i [ log(1 + exp(z_i)) - y_i * z_i ] + (l2 / 2) * ||w||^2,   z_i = x_i . w + b,
+
+    (the intercept is not penalised). Start from w = 0, b = 0 and repeat at most `max_iter` times: compute the
+    gradient g of J; if max_j |g_j| < tol, stop; otherwise take the Newton step (w, b) <- (w, b) - H^{-1} g,
+    with H the Hessian of J. All arithmetic in float64.
+
+    Args:
+        X: (n, d) features. y: (n,) labels in {0, 1} (any dtype); both classes must be present.
+        l2: the penalty strength, > 0. max_iter: the most Newton steps. tol: gradient tolerance.
+
+    Returns:
+        (w, b): w a float64 tensor of shape (d,), b a Python float.
+
+    Raises:
+        ValueError: if l2 <= 0 or y does not contain both classes.
+    """
+    if l2 <= 0:
+        raise ValueError("l2 must be positive")
+    target = y.detach().to(torch.float64)
+    if not (target.min() == 0 and target.max() == 1):
+        raise ValueError("y must contain both classes")
+    n, d = X.shape
+    # features in float64, plus a last column of ones that multiplies the intercept
+    A = torch.cat([X.detach().to(torch.float64), torch.ones(n, 1, dtype=torch.float64)], dim=1)
+    penalty = torch.full((d + 1,), l2, dtype=torch.float64)
+    penalty[-1] = 0.0
+    theta = torch.zeros(d + 1, dtype=torch.float64)
+    for _ in range(max_iter):
+        p = torch.sigmoid(A @ theta)
+        grad = A.T @ (p - target) / n + penalty * theta
+        if grad.abs().max() < tol:
+            break
+        hess = (A.T * (p * (1 - p))) @ A / n + torch.diag(penalty)
+        theta = theta - torch.linalg.solve(hess, grad)
+    return theta[:-1], float(theta[-1])

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import zlib
 
-import torch
+import numpy as np
 
 
 class HashingEmbedder:
     def __init__(self, dim: int = 100, ngram: int = 3, buckets: int = 4096, seed: int = 0):
         self.ngram = ngram
         self.buckets = buckets
-        gen = torch.Generator().manual_seed(seed)
-        self.table = torch.randn(buckets, dim, generator=gen, dtype=torch.float64)
+        self.table = np.random.default_rng(seed).standard_normal((buckets, dim))
 
     def ngrams(self, text: str) -> list[str]:
         if not text:
@@ -25,9 +24,7 @@ class HashingEmbedder:
         n = min(self.ngram, len(padded))
         return [padded[i : i + n] for i in range(len(padded) - n + 1)]
 
-    def __call__(self, text: str) -> torch.Tensor:
+    def __call__(self, text: str) -> np.ndarray:
         """A ``[dim]`` float64 embedding of ``text`` (case- and whitespace-sensitive)."""
-        vec = torch.zeros(self.table.shape[1], dtype=torch.float64)
-        for gram in self.ngrams(text):
-            vec += self.table[zlib.crc32(gram.encode("utf-8")) % self.buckets]
-        return vec
+        rows = [zlib.crc32(gram.encode("utf-8")) % self.buckets for gram in self.ngrams(text)]
+        return self.table[rows].sum(axis=0) if rows else np.zeros(self.table.shape[1])

@@ -1,7 +1,7 @@
 # WRONG: cosine computed in the embedder's dtype (float32 embeddings give float32 similarities).
 def decryption_similarity(
     enc_dec_pairs: Mapping[str, str],
-    embed: Callable[[str], torch.Tensor],
+    embed: Callable[[str], np.ndarray],
 ) -> tuple[float, dict[str, float]]:
     if not enc_dec_pairs:
         raise ValueError("no (original, recovered) pairs to score")
@@ -13,8 +13,8 @@ def decryption_similarity(
         feature = head.removeprefix("Feature:").strip()
         a = embed(original.strip())
         b = embed(recovered.strip())
-        norms = a.norm() * b.norm()
-        score = 0.0 if norms == 0 else (a @ b / norms).item()
+        norms = np.linalg.norm(a) * np.linalg.norm(b)
+        score = 0.0 if norms == 0 else float(a @ b / norms)
         scores.append(score)
         by_feature.setdefault(feature, []).append(score)
     mean = sum(scores) / len(scores)

@@ -1,7 +1,7 @@
 # WRONG: pairs with a zero embedding are dropped from the averages instead of scoring 0.
 def decryption_similarity(
     enc_dec_pairs: Mapping[str, str],
-    embed: Callable[[str], torch.Tensor],
+    embed: Callable[[str], np.ndarray],
 ) -> tuple[float, dict[str, float]]:
     if not enc_dec_pairs:
         raise ValueError("no (original, recovered) pairs to score")
@@ -11,12 +11,12 @@ def decryption_similarity(
         head, original = original_level.split(SEPARATOR, 1)
         recovered = recovered_level.split(SEPARATOR, 1)[1]
         feature = head.removeprefix("Feature:").strip()
-        a = embed(original.strip()).to(torch.float64)
-        b = embed(recovered.strip()).to(torch.float64)
-        norms = a.norm() * b.norm()
+        a = np.asarray(embed(original.strip()), dtype=np.float64)
+        b = np.asarray(embed(recovered.strip()), dtype=np.float64)
+        norms = np.linalg.norm(a) * np.linalg.norm(b)
         if norms == 0:
             continue
-        score = (a @ b / norms).item()
+        score = float(a @ b / norms)
         scores.append(score)
         by_feature.setdefault(feature, []).append(score)
     mean = sum(scores) / len(scores)

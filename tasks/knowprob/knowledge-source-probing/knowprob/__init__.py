@@ -15,6 +15,7 @@ __all__ = [
     "counter",
     "groups",
     "linear_probe",
+    "training",
     "probing",
     "pipeline",
 ]
