@@ -27,6 +27,7 @@ validate: setup
 
 bench: setup
 	$(PY) benchmarks/bench_evaluate.py
+	$(PY) benchmarks/bench_validate.py
 
 clean:
 	rm -rf runs .pytest_cache

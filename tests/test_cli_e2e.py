@@ -30,7 +30,9 @@ def test_run_reference_end_to_end_then_resume(tmp_path):
     assert again.returncode == 0 and f"{N}/{N} passed" in again.stdout
     assert len((run / "evaluations.jsonl").read_text().splitlines()) == N
     report = json.loads(cli("report", str(run), "--json", cwd=tmp_path).stdout)
-    assert report["summaries"][0]["pass_rate"] == 1.0
+    score = report["scores"][0]
+    assert score["model"] == "reference" and score["pass_rate"]["value"] == 1.0
+    assert score["implementations"] == N
 
 
 def test_stub_fails_and_json_listing(tmp_path):

@@ -146,13 +146,14 @@ def validate_cmd(
     no_wrong: Annotated[bool, typer.Option("--no-wrong", help="Skip the hand-written wrong variants.")] = False,
     min_kill: Annotated[float, typer.Option(help="Fail when a kill rate is below this (0-1).")] = 0.0,
     workers: WorkersOpt = 2,
+    cold: Annotated[bool, typer.Option("--cold", help="One cold sandbox per job instead of warm batches.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Prove tasks discriminate: reference N/N, stub fails, wrong variants fail, mutants killed."""
     ts = _load(tasks)
     impls = [(ts.task(i.task_id), i) for i in ts.select(select)]
     cfg = ValidateConfig(repeat=repeat, wrong=not no_wrong, mutants=mutants, max_mutants=max_mutants,
-                         workers=workers)
+                         workers=workers, warm=not cold)
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=err, transient=True) as bar:
         job = bar.add_task("validating")
         results = validate(impls, cfg, tick=lambda msg: bar.update(job, description=msg))

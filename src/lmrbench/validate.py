@@ -14,10 +14,11 @@ from pydantic import BaseModel, Field
 
 from lmrbench.evaluate.models import Evaluation, Prediction, Status
 from lmrbench.evaluate.runner import EvalConfig, evaluate_one
+from lmrbench.evaluate.warm import evaluate_warm
 from lmrbench.sandbox import LocalSandbox
 from lmrbench.solvers.builtin import code_prediction, reference_prediction, stub_prediction
 from lmrbench.tasks.mutants import mutants
-from lmrbench.tasks.schema import Implementation, Task
+from lmrbench.tasks.schema import Implementation, Layout, Task
 from lmrbench.tasks.source import SourceError, extract
 
 
@@ -28,7 +29,14 @@ class ValidateConfig(BaseModel):
     wrong: bool = Field(default=True, description="Run the hand-written wrong variants (each must fail).")
     mutants: bool = Field(default=False, description="Run mechanical mutants of the reference.")
     max_mutants: int | None = Field(default=None, ge=1, description="Sample at most this many per implementation.")
-    workers: int = Field(default=1, ge=1, description="Evaluations in parallel.")
+    workers: int = Field(default=1, ge=1, description="Evaluations (or warm batches) in parallel.")
+    warm: bool = Field(
+        default=True,
+        description="Run the jobs of a task in warm batches: one sandbox and one interpreter per batch, a forked "
+        "child per job (evaluate/warm.py). Only our own code runs here, so sharing a sandbox is safe; 'False' "
+        "gives every job its own cold sandbox, as model predictions get.",
+    )
+    batch_size: int = Field(default=12, ge=1, description="Jobs per warm batch.")
 
 
 class Survivor(BaseModel):
@@ -51,7 +59,8 @@ class ImplementationValidation(BaseModel):
     mutants_total: int = 0
     mutant_survivors: list[Survivor] = Field(default_factory=list)
     tests: int = 0
-    seconds: float = Field(default=0.0, description="Median wall time of one reference evaluation.")
+    seconds: float = Field(default=0.0, description="Median wall time of one reference evaluation (in a warm "
+                           "batch: the forked pytest run only, without interpreter start and library imports).")
 
     @property
     def ok(self) -> bool:
@@ -109,21 +118,42 @@ def _jobs_first_phase(task: Task, impl: Implementation, cfg: ValidateConfig) -> 
     return jobs
 
 
+def _batches(jobs: list[_Job], cfg: ValidateConfig) -> list[list[_Job]]:
+    """Warm batches of one task each (our layout); original-layout jobs run alone."""
+    by_task: dict[str, list[_Job]] = {}
+    singles = []
+    for job in jobs:
+        if cfg.warm and job.task.layout is Layout.LMRBENCH:
+            by_task.setdefault(job.task.task_id, []).append(job)
+        else:
+            singles.append([job])
+    chunks = [group[i:i + cfg.batch_size] for group in by_task.values() for i in range(0, len(group), cfg.batch_size)]
+    return chunks + singles
+
+
 def _run(jobs: list[_Job], cfg: ValidateConfig, ecfg: EvalConfig, tick: Callable[[str], None] | None) -> None:
     sandbox = LocalSandbox(ecfg.sandbox)
     with tempfile.TemporaryDirectory(prefix="lmrbench-validate-") as tmp:
         work, logs = Path(tmp) / "work", Path(tmp) / "logs"
 
-        def one(job: _Job) -> _Job:
-            conf = ecfg if job.timeout is None else ecfg.model_copy(update={"timeout_s": job.timeout})
-            job.result = evaluate_one(job.task, job.impl, job.pred, work, logs, conf, sandbox)
-            return job
+        def one(batch: list[_Job]) -> list[_Job]:
+            if len(batch) == 1 and not (cfg.warm and batch[0].task.layout is Layout.LMRBENCH):
+                job = batch[0]
+                conf = ecfg if job.timeout is None else ecfg.model_copy(update={"timeout_s": job.timeout})
+                job.result = evaluate_one(job.task, job.impl, job.pred, work, logs, conf, sandbox)
+                return batch
+            results = evaluate_warm(batch[0].task, [(j.impl, j.pred) for j in batch], work, logs, ecfg, sandbox,
+                                    timeouts=[j.timeout for j in batch])
+            by_model = {(r.instance_id, r.model, r.sample): r for r in results}
+            for job in batch:
+                job.result = by_model.get((job.impl.instance_id, job.pred.model, job.pred.sample))
+            return batch
 
         with ThreadPoolExecutor(max_workers=cfg.workers) as pool:
-            for fut in as_completed([pool.submit(one, j) for j in jobs]):
-                job = fut.result()
-                if tick:
-                    tick(f"{job.impl.instance_id} {job.label}: {job.result.status.value if job.result else '?'}")
+            for fut in as_completed([pool.submit(one, b) for b in _batches(jobs, cfg)]):
+                for job in fut.result():
+                    if tick:
+                        tick(f"{job.impl.instance_id} {job.label}: {job.result.status.value if job.result else '?'}")
 
 
 def _summarise(impl: Implementation, jobs: list[_Job]) -> ImplementationValidation:

@@ -66,7 +66,10 @@ def make_case(i: int, cfg: tuple) -> dict:
     # the selection must not hinge on a near-tie: tiny perturbations of the inputs keep it
     with torch.no_grad():
         for sign in (1.0, -1.0):
-            nudged = {k: v * (1 + sign * 1e-9 * torch.rand(v.shape, generator=gen, dtype=v.dtype)) for k, v in inputs.items()}
+            nudged = {
+                k: v * (1 + sign * 1e-9 * torch.rand(v.shape, generator=gen, dtype=v.dtype))
+                for k, v in inputs.items()
+            }
             _, again = nsa_attention(**nudged, **kwargs, return_selection=True)
             assert torch.equal(again, selection), f"case {i}: selection is fragile"
     cotangent = randn(*out.shape)

@@ -65,7 +65,7 @@ def _workspace_modules(ws: Path) -> set[str]:
     return {p.stem if p.is_file() else p.name for p in ws.iterdir() if p.suffix == ".py" or p.is_dir()}
 
 
-def _install_hidden_tests(task: Task, ws: Path, nonce: str) -> Path:
+def install_hidden_tests(task: Task, ws: Path, nonce: str) -> Path:
     hidden = ws / HIDDEN
     if hidden.exists():
         shutil.rmtree(hidden)
@@ -80,25 +80,38 @@ def _install_hidden_tests(task: Task, ws: Path, nonce: str) -> Path:
     return hidden
 
 
-def _run_pytest(task: Task, impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int, log: Path,
-                hide: list[Path]) -> dict[str, Any]:
-    nonce = secrets.token_hex(16)
-    hidden = _install_hidden_tests(task, ws, nonce)
-    assert task.tests_dir is not None
-    test_rel = Path(impl.unit_test_file).relative_to(task.tests_dir.relative_to(task.root))
-    env = {"LMRBENCH_NONCE_FILE": str(ws / OUT / "nonce"), "LMRBENCH_RESULTS": str(ws / OUT / "results.json")}
-    res = sandbox.exec([sys.executable, "-P", str(hidden / "_launcher.py"), str(Path(HIDDEN) / test_rel)], ws,
-                       timeout, log, env=env, readonly=[hidden], hide=hide)
+def grade_workspace(ws: Path, nonce: str, exit_code: int | None, timed_out: bool) -> dict[str, Any]:
+    """Grade a finished pytest run from the results file the plugin left in the workspace."""
     results_path = ws / OUT / "results.json"
     try:
         results = json.loads(results_path.read_text()) if results_path.is_file() else None
     except (json.JSONDecodeError, UnicodeDecodeError):
         results = None
-    g = grade(results, nonce, res.exit_code, res.timed_out, _workspace_modules(ws))
-    return dict(
-        status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
-        reason=g.reason, exit_code=res.exit_code, isolation=res.isolation,
-    )
+    g = grade(results, nonce, exit_code, timed_out, _workspace_modules(ws))
+    return dict(status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
+                reason=g.reason, exit_code=exit_code)
+
+
+def hidden_test_path(task: Task, impl: Implementation) -> Path:
+    """The implementation's test file, relative to the workspace, once the hidden tests are installed."""
+    assert task.tests_dir is not None
+    return Path(HIDDEN) / Path(impl.unit_test_file).relative_to(task.tests_dir.relative_to(task.root))
+
+
+def result_env(ws: Path) -> dict[str, str]:
+    """Environment of a hidden-test run. Third-party pytest plugins are not auto-loaded: a test run should not
+    depend on whatever happens to be installed (and scanning for them costs ~0.5 s per run)."""
+    return {"LMRBENCH_NONCE_FILE": str(ws / OUT / "nonce"), "LMRBENCH_RESULTS": str(ws / OUT / "results.json"),
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+
+def _run_pytest(task: Task, impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int, log: Path,
+                hide: list[Path]) -> dict[str, Any]:
+    nonce = secrets.token_hex(16)
+    hidden = install_hidden_tests(task, ws, nonce)
+    res = sandbox.exec([sys.executable, "-P", str(hidden / "_launcher.py"), str(hidden_test_path(task, impl))], ws,
+                       timeout, log, env=result_env(ws), readonly=[hidden], hide=hide)
+    return grade_workspace(ws, nonce, res.exit_code, res.timed_out) | {"isolation": res.isolation}
 
 
 def _run_legacy(impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int, log: Path,
@@ -121,6 +134,22 @@ def _run_legacy(impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int, 
     )
 
 
+def prepare_workspace(task: Task, pred: Prediction, ws: Path) -> list[str]:
+    """Fresh workspace with the prediction applied; returns the protected files it had tampered with."""
+    make_workspace(task, ws)
+    apply_prediction(pred, ws)
+    return restore_protected(task, ws)
+
+
+def hidden_paths(task: Task, work_dir: Path, log_dir: Path) -> list[Path]:
+    """What the sandbox must not see: all tasks (references), other runs' work and logs, the caller's cwd."""
+    return sorted({task.root.parent.resolve(), work_dir.resolve(), log_dir.resolve(), Path.cwd().resolve()})
+
+
+def workspace_name(task: Task, impl: Implementation, pred: Prediction, key: str) -> str:
+    return f"{task.task_id}__{impl.index}__{pred.model.replace('/', '_')}__{pred.sample}__{key[:10]}"
+
+
 def evaluate_one(
     task: Task,
     impl: Implementation,
@@ -136,21 +165,19 @@ def evaluate_one(
     sandbox = sandbox or LocalSandbox(config.sandbox)
     key = key or evaluation_key(task_hash(task), pred)
     start = time.monotonic()
-    name = f"{task.task_id}__{impl.index}__{pred.model.replace('/', '_')}__{pred.sample}__{key[:10]}"
+    name = workspace_name(task, impl, pred, key)
     ws = work_dir / name / "repo"
     log = log_dir / f"{name}.log"
     base = dict(instance_id=impl.instance_id, task_id=task.task_id, index=impl.index, model=pred.model,
                 sample=pred.sample, key=key, log_path=str(log))
     try:
-        make_workspace(task, ws)
         try:
-            apply_prediction(pred, ws)
+            tampered = prepare_workspace(task, pred, ws)
         except InvalidPrediction as exc:
             return Evaluation(**base, status=Status.INVALID, reason=str(exc),
                               duration_s=round(time.monotonic() - start, 3))
-        tampered = restore_protected(task, ws)
         timeout = config.timeout_s or task.timeout_s
-        hide = sorted({task.root.parent.resolve(), work_dir.resolve(), log_dir.resolve(), Path.cwd().resolve()})
+        hide = hidden_paths(task, work_dir, log_dir)
         if task.layout is Layout.ORIGINAL:
             fields = _run_legacy(impl, ws, sandbox, timeout, log, hide)
         else:

@@ -29,7 +29,7 @@ def fit_logistic_regression(
 
     Minimises, over w in R^d and the intercept b,
 
-        J(w, b) = (1/n) * sum_i [ log(1 + exp(z_i)) - y_i * z_i ] + (l2 / 2) * ||w||^2,   z_i = x_i . w + b,
+        J(w, b) = (1/n) * sum_i [ log(1 + exp(s_i)) - y_i * s_i ] + (l2 / 2) * ||w||^2,   s_i = x_i . w + b,
 
     (the intercept is not penalised). Start from w = 0, b = 0 and repeat at most `max_iter` times: compute the
     gradient g of J; if max_j |g_j| < tol, stop; otherwise take the Newton step (w, b) <- (w, b) - H^{-1} g,

@@ -94,7 +94,7 @@ def probe_grid(X: np.ndarray, resolution: int = 50, margin: float = 0.1) -> Grid
     X = np.asarray(X, dtype=np.float64)
     if resolution < 2:
         raise ValueError("resolution must be at least 2")
-    if X.ndim != 2 or X.shape[1] != 2 or X.shape[0] == 0:
+    if X.ndim != 2 or X.shape[1] != 2 or len(X) == 0:
         raise ValueError("X must be a non-empty (n, 2) array")
     lo, hi = X.min(axis=0), X.max(axis=0)
     span = hi - lo

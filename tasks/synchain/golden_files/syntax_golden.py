@@ -29,9 +29,7 @@ def format_dependency_table(parse: DependencyParse, skip_punct: bool = False) ->
         ValueError: if the parse is empty, its lists differ in length, a head index is out of range, there
             is not exactly one root, or some token's chain of heads does not reach the root (a cycle).
     """
-    n = len(parse.tokens)
-    if n == 0:
-        raise ValueError("empty parse")
+    n = len(parse.tokens)  # an empty parse fails the single-root check below
     if not len(parse.heads) == len(parse.deps) == len(parse.pos) == n:
         raise ValueError("tokens, heads, deps and pos must have the same length")
     if any(not 0 <= h < n for h in parse.heads):

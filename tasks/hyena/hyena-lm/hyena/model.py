@@ -23,7 +23,9 @@ class HyenaBlock(nn.Module):
             target=cfg.target,
         )
         self.norm2 = nn.LayerNorm(cfg.d_model)
-        self.mlp = nn.Sequential(nn.Linear(cfg.d_model, 2 * cfg.d_model), nn.GELU(), nn.Linear(2 * cfg.d_model, cfg.d_model))
+        self.mlp = nn.Sequential(
+            nn.Linear(cfg.d_model, 2 * cfg.d_model), nn.GELU(), nn.Linear(2 * cfg.d_model, cfg.d_model)
+        )
 
     def forward(self, x: Tensor) -> Tensor:
         x = x + self.mixer(self.norm1(x))

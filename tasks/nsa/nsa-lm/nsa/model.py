@@ -23,7 +23,9 @@ class Block(nn.Module):
         self.norm1 = RMSNorm(cfg.d_model)
         self.attn = NativeSparseAttention(cfg)
         self.norm2 = RMSNorm(cfg.d_model)
-        self.mlp = nn.Sequential(nn.Linear(cfg.d_model, 4 * cfg.d_model), nn.GELU(), nn.Linear(4 * cfg.d_model, cfg.d_model))
+        self.mlp = nn.Sequential(
+            nn.Linear(cfg.d_model, 4 * cfg.d_model), nn.GELU(), nn.Linear(4 * cfg.d_model, cfg.d_model)
+        )
 
     def forward(self, x: Tensor) -> Tensor:
         # NSA is written for one sequence: run it per batch element

@@ -1,0 +1,99 @@
+"""Fork server for batches of *trusted* evaluations (reference, stub, wrong variants, mutants).
+
+Standalone on purpose: it runs inside the sandbox, which cannot import lmrbench. It imports the heavy
+third-party libraries once (torch costs ~2.5 s of CPU per interpreter), then forks one child per job. Each
+child is a fresh copy of that warm process: it changes to its own workspace, redirects its output to its own
+log and runs pytest exactly as the cold launcher does. The parent enforces each job's wall-clock timeout by
+killing the child's process group, and writes one JSON line per job.
+
+Usage: python -P warm_server.py JOBS_JSON RESULTS_JSONL PRELOAD[,PRELOAD...]
+"""
+
+import importlib
+import json
+import os
+import signal
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _preload(names):
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception:  # a library the task does not have is simply not preloaded
+            pass
+
+
+def _child(job, plugin):
+    fd = os.open(job["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.chdir(job["cwd"])
+    os.environ.update(job["env"])
+    sys.path.insert(0, job["cwd"])
+    args = ["-q", "-p", "no:cacheprovider", "--import-mode=importlib", "-c", job["ini"], "--rootdir", job["cwd"],
+            "--confcutdir", job["confcutdir"], "-o", "addopts=", job["test"]]
+    import pytest
+
+    return int(pytest.main(args, plugins=[plugin]))
+
+
+def _wait(pid, timeout):
+    deadline = time.monotonic() + timeout
+    delay = 0.005
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status), False
+        if time.monotonic() > deadline:
+            for kill in (os.killpg, os.kill):  # the group, or the child itself if it had no time to setsid
+                try:
+                    kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            os.waitpid(pid, 0)
+            return None, True
+        time.sleep(delay)
+        delay = min(delay * 2, 0.05)
+
+
+def main():
+    jobs_path, out_path, preload = sys.argv[1], sys.argv[2], sys.argv[3]
+    with open(jobs_path) as fh:
+        jobs = json.load(fh)
+    _preload([p for p in preload.split(",") if p])
+    import pytest  # noqa: F401
+
+    sys.path.insert(0, HERE)
+    import pytest_results_plugin
+
+    sys.path.remove(HERE)
+    with open(out_path, "w") as out:
+        for job in jobs:
+            start = time.monotonic()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                code = 70
+                try:
+                    os.setsid()
+                    code = _child(job, pytest_results_plugin)
+                except BaseException:  # the child must always end with os._exit
+                    traceback.print_exc()
+                finally:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                    os._exit(code)
+            code, timed_out = _wait(pid, job["timeout"])
+            out.write(json.dumps({"id": job["id"], "exit_code": code, "timed_out": timed_out,
+                                  "duration_s": round(time.monotonic() - start, 3)}) + "\n")
+            out.flush()
+
+
+if __name__ == "__main__":
+    main()
