@@ -20,6 +20,7 @@ demo: setup
 
 test: setup
 	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/mypy
 	$(PY) -m pytest -q
 
 validate: setup

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 from pathlib import Path
+from typing import Any
 
 from lmrbench.evaluate.apply import make_workspace
 from lmrbench.evaluate.models import Prediction
@@ -69,7 +70,7 @@ def prediction_from_dir(tasks: TaskSet, ws: Path, model: str, sample: int = 0) -
     meta = json.loads((ws / META).read_text(encoding="utf-8"))
     task, impl = tasks.resolve(meta["instance_id"])
     changed = _changed(task.repo_dir, ws)
-    base = {"instance_id": impl.instance_id, "model": model, "sample": sample,
+    base: dict[str, Any] = {"instance_id": impl.instance_id, "model": model, "sample": sample,
             "meta": {"solver": "external", "source_dir": str(ws), "changed": changed}}
     if changed == [impl.goal_file] and impl.targets:
         text = (ws / impl.goal_file).read_text(encoding="utf-8")

@@ -7,7 +7,7 @@ a file which the plugin reads and deletes before any test module (and so any can
 import json
 import os
 
-_state = {"nonce": None, "out": None, "tests": {}, "collect_errors": []}
+_state: dict = {"nonce": None, "out": None, "tests": {}, "collect_errors": []}
 
 
 def pytest_configure(config):

@@ -168,7 +168,7 @@ def evaluate_one(
     name = workspace_name(task, impl, pred, key)
     ws = work_dir / name / "repo"
     log = log_dir / f"{name}.log"
-    base = dict(instance_id=impl.instance_id, task_id=task.task_id, index=impl.index, model=pred.model,
+    base: dict[str, Any] = dict(instance_id=impl.instance_id, task_id=task.task_id, index=impl.index, model=pred.model,
                 sample=pred.sample, key=key, log_path=str(log))
     try:
         try:

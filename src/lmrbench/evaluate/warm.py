@@ -19,6 +19,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 from lmrbench.evaluate.apply import InvalidPrediction
 from lmrbench.evaluate.models import Evaluation, Prediction, Status
@@ -78,8 +79,9 @@ def evaluate_warm(
         for n, (impl, pred) in enumerate(items):
             key = evaluation_key(digest, pred)
             name = workspace_name(task, impl, pred, key)
-            base = dict(instance_id=impl.instance_id, task_id=task.task_id, index=impl.index, model=pred.model,
-                        sample=pred.sample, key=key, log_path=str(log_dir / f"{name}.log"))
+            base: dict[str, Any] = dict(
+                instance_id=impl.instance_id, task_id=task.task_id, index=impl.index, model=pred.model,
+                sample=pred.sample, key=key, log_path=str(log_dir / f"{name}.log"))
             ws = batch / f"j{n}" / "repo"
             try:
                 tampered = prepare_workspace(task, pred, ws)

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -76,8 +77,9 @@ def judgment_key(judge: str, pred: Prediction, candidate: str | None) -> str:
 
 def judge_one(task: Task, impl: Implementation, pred: Prediction, judge: Model, candidate: str | None) -> Judgment:
     """One judge on one candidate (`candidate_code` of the prediction)."""
-    base = {"instance_id": pred.instance_id, "model": pred.model, "sample": pred.sample, "judge": judge.name,
-            "prompt_version": JUDGE_PROMPT_VERSION, "key": judgment_key(judge.name, pred, candidate)}
+    base: dict[str, Any] = {
+        "instance_id": pred.instance_id, "model": pred.model, "sample": pred.sample, "judge": judge.name,
+        "prompt_version": JUDGE_PROMPT_VERSION, "key": judgment_key(judge.name, pred, candidate)}
     if candidate is None:
         return Judgment(**base, status=JudgmentStatus.NO_CANDIDATE, detail="no code to judge")
     try:

@@ -79,9 +79,9 @@ def _apply(kind: str, node: ast.AST, parents: dict[int, tuple[ast.AST, str, int 
     if kind.startswith("cmp"):
         assert isinstance(node, ast.Compare)
         i = int(kind[3:])
-        old = type(node.ops[i])
-        node.ops[i] = CMP_SWAPS[old]()
-        return f"{old.__name__} -> {type(node.ops[i]).__name__}"
+        old_cmp = type(node.ops[i])
+        node.ops[i] = CMP_SWAPS[old_cmp]()
+        return f"{old_cmp.__name__} -> {type(node.ops[i]).__name__}"
     if kind == "boolop":
         assert isinstance(node, ast.BoolOp)
         node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
@@ -89,7 +89,7 @@ def _apply(kind: str, node: ast.AST, parents: dict[int, tuple[ast.AST, str, int 
     if kind == "const":
         assert isinstance(node, ast.Constant)
         old_value = node.value
-        node.value = _const_replacement(old_value)
+        node.value = _const_replacement(old_value)  # type: ignore[assignment]
         return f"constant {old_value!r} -> {node.value!r}"
     parent, field, idx = parents[id(node)]
     if kind == "unary":
