@@ -4,11 +4,13 @@ task turns this red."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from lmrbench.evaluate.models import Status
 from lmrbench.tasks.categories import Category
-from lmrbench.tasks.fixtures import build_fixtures
+from lmrbench.tasks.fixtures import FixtureResult, build_fixtures
 from lmrbench.tasks.lint import lint
 from lmrbench.tasks.loader import load_tasks
 from lmrbench.validate import ImplementationValidation, ValidateConfig, validate
@@ -32,9 +34,16 @@ def test_every_category_is_covered():
     assert {i.category for i in SUITE.instances()} == set(Category)
 
 
+@pytest.fixture(scope="module")
+def fixture_checks() -> dict[str, FixtureResult]:
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = pool.map(lambda t: build_fixtures(t, check=True), SUITE.tasks)
+        return {r.task_id: r for r in results}
+
+
 @pytest.mark.parametrize("task_id", [t.task_id for t in SUITE.tasks])
-def test_fixtures_are_reproducible_from_the_reference(task_id):
-    res = build_fixtures(SUITE.task(task_id), check=True)
+def test_fixtures_are_reproducible_from_the_reference(fixture_checks, task_id):
+    res = fixture_checks[task_id]
     assert res.ok, res.detail
 
 

@@ -29,3 +29,11 @@ def test_mutants_compile_and_differ_from_original():
 
 def test_signature_defaults_are_not_mutated():
     assert all("y=3" not in m.source for m in mutants(SRC))
+
+
+def test_annotations_are_not_mutated():
+    src = "def g(x: int | None = None) -> int | None:\n    y: int | str = 0\n    return x or y\n"
+    ms = mutants(src)
+    assert ms  # the body still is
+    assert all(m.source.startswith("def g(x: int | None=None) -> int | None:\n") for m in ms)  # signature untouched
+    assert not any("BitOr" in m.description for m in ms)  # and so is the variable annotation

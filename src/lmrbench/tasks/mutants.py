@@ -137,9 +137,13 @@ def mutants(definition: str, prefix: str = "") -> list[Mutant]:
     """All mutants of one definition's source (a function, method or class)."""
     base = ast.parse(definition)
     skip = _docstring_nodes(base)
-    for node in ast.walk(base):  # defaults in a signature are interface, not method
+    for node in ast.walk(base):  # a signature (defaults, annotations) is interface, not method
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             skip.update(id(n) for n in ast.walk(node.args))
+            if node.returns is not None:
+                skip.update(id(n) for n in ast.walk(node.returns))
+        elif isinstance(node, ast.AnnAssign):  # annotations are never evaluated under postponed evaluation
+            skip.update(id(n) for n in ast.walk(node.annotation))
     base_sites = [(k, n) for k, n in _sites(base) if id(n) not in skip]
     out: list[Mutant] = []
     seen = {ast.unparse(base)}
