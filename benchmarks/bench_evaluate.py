@@ -22,7 +22,7 @@ from lmrbench.tasks.loader import load_tasks
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--task", action="append", default=None)
+    parser.add_argument("-t", "--task", action="append", default=None)
     args = parser.parse_args()
     tasks = load_tasks()
     impls = tasks.select(args.task)

@@ -16,7 +16,7 @@ from lmrbench.validate import ValidateConfig, validate
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--task", action="append", default=None)
+    parser.add_argument("-t", "--task", action="append", default=None)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=12)
     args = parser.parse_args()
