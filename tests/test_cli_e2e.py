@@ -18,8 +18,8 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_run_reference_end_to_end_then_resume(tmp_path):
-    run = tmp_path / "run"
-    res = cli("run", "--model", "reference", "--run-dir", str(run), "--workers", "2", cwd=tmp_path)
+    run = tmp_path / "run"  # given relative to the working directory, as `make demo` does (runs/reference)
+    res = cli("run", "--model", "reference", "--run-dir", "run", "--workers", "2", cwd=tmp_path)
     assert res.returncode == 0, res.stderr[-3000:]
     assert f"reference: {N}/{N} passed (100.0%" in res.stdout
     evals = [json.loads(line) for line in (run / "evaluations.jsonl").read_text().splitlines()]

@@ -163,6 +163,7 @@ def evaluate_one(
     """Evaluate one prediction of one implementation; never raises for anything the prediction does."""
     config = config or EvalConfig()
     sandbox = sandbox or LocalSandbox(config.sandbox)
+    work_dir, log_dir = work_dir.resolve(), log_dir.resolve()  # paths are handed to a sandbox with its own cwd
     key = key or evaluation_key(task_hash(task), pred)
     start = time.monotonic()
     name = workspace_name(task, impl, pred, key)

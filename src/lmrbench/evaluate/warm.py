@@ -67,6 +67,7 @@ def evaluate_warm(
         raise ValueError(f"{task.task_id}: warm batches need the lmrbench task layout")
     config = config or EvalConfig()
     sandbox = sandbox or LocalSandbox(config.sandbox)
+    work_dir, log_dir = work_dir.resolve(), log_dir.resolve()
     digest = task_hash(task)
     batch = work_dir / f"{task.task_id}__warm__{uuid.uuid4().hex[:10]}"
     server_dir = batch / "_server"

@@ -176,6 +176,8 @@ class LocalSandbox:
         hide: list[Path] | None = None,
     ) -> ExecResult:
         workspace = workspace.resolve()
+        readonly = [p.resolve() for p in readonly or []]
+        hide = [p.resolve() for p in hide or []]
         for sub in (".home", ".tmp"):
             (workspace / sub).mkdir(parents=True, exist_ok=True)
         full = self._command(cmd, workspace, readonly or [], hide or [])
