@@ -118,12 +118,16 @@ def _jobs_first_phase(task: Task, impl: Implementation, cfg: ValidateConfig) -> 
     return jobs
 
 
+def _warm(job: _Job, cfg: ValidateConfig) -> bool:
+    return cfg.warm and job.task.layout is Layout.LMRBENCH
+
+
 def _batches(jobs: list[_Job], cfg: ValidateConfig) -> list[list[_Job]]:
-    """Warm batches of one task each (our layout); original-layout jobs run alone."""
+    """Warm batches of one task each (our layout); original-layout jobs, or all with warm=False, run alone."""
     by_task: dict[str, list[_Job]] = {}
     singles = []
     for job in jobs:
-        if cfg.warm and job.task.layout is Layout.LMRBENCH:
+        if _warm(job, cfg):
             by_task.setdefault(job.task.task_id, []).append(job)
         else:
             singles.append([job])
@@ -137,16 +141,15 @@ def _run(jobs: list[_Job], cfg: ValidateConfig, ecfg: EvalConfig, tick: Callable
         work, logs = Path(tmp) / "work", Path(tmp) / "logs"
 
         def one(batch: list[_Job]) -> list[_Job]:
-            if len(batch) == 1 and not (cfg.warm and batch[0].task.layout is Layout.LMRBENCH):
+            if not _warm(batch[0], cfg):
                 job = batch[0]
                 conf = ecfg if job.timeout is None else ecfg.model_copy(update={"timeout_s": job.timeout})
                 job.result = evaluate_one(job.task, job.impl, job.pred, work, logs, conf, sandbox)
                 return batch
             results = evaluate_warm(batch[0].task, [(j.impl, j.pred) for j in batch], work, logs, ecfg, sandbox,
                                     timeouts=[j.timeout for j in batch])
-            by_model = {(r.instance_id, r.model, r.sample): r for r in results}
-            for job in batch:
-                job.result = by_model.get((job.impl.instance_id, job.pred.model, job.pred.sample))
+            for job, result in zip(batch, results, strict=True):
+                job.result = result
             return batch
 
         with ThreadPoolExecutor(max_workers=cfg.workers) as pool:

@@ -141,6 +141,13 @@ def prepare_workspace(task: Task, pred: Prediction, ws: Path) -> list[str]:
     return restore_protected(task, ws)
 
 
+def note_tampered(fields: dict[str, Any], tampered: list[str]) -> dict[str, Any]:
+    """Add the restored-files remark to a graded result's reason."""
+    if tampered:
+        fields["reason"] = (fields["reason"] + f"; restored {len(tampered)} protected file(s)").lstrip("; ")
+    return fields
+
+
 def hidden_paths(task: Task, work_dir: Path, log_dir: Path) -> list[Path]:
     """What the sandbox must not see: all tasks (references), other runs' work and logs, the caller's cwd."""
     return sorted({task.root.parent.resolve(), work_dir.resolve(), log_dir.resolve(), Path.cwd().resolve()})
@@ -183,9 +190,7 @@ def evaluate_one(
             fields = _run_legacy(impl, ws, sandbox, timeout, log, hide)
         else:
             fields = _run_pytest(task, impl, ws, sandbox, timeout, log, hide)
-        if tampered:
-            fields["reason"] = (fields["reason"] + f"; restored {len(tampered)} protected file(s)").lstrip("; ")
-        return Evaluation(**base, **fields, duration_s=round(time.monotonic() - start, 3))
+        return Evaluation(**base, **note_tampered(fields, tampered), duration_s=round(time.monotonic() - start, 3))
     finally:
         if not config.keep_workspaces:
             shutil.rmtree(ws.parent, ignore_errors=True)

@@ -31,6 +31,7 @@ from lmrbench.evaluate.runner import (
     hidden_paths,
     hidden_test_path,
     install_hidden_tests,
+    note_tampered,
     prepare_workspace,
     result_env,
     task_hash,
@@ -101,6 +102,7 @@ def evaluate_warm(
     finally:
         if not config.keep_workspaces:
             shutil.rmtree(batch, ignore_errors=True)
+    assert all(e is not None for e in out)  # every item ends as invalid, graded or "server ended early"
     return [e for e in out if e is not None]
 
 
@@ -132,7 +134,5 @@ def _serve(task: Task, jobs: list[dict], meta: dict, out: list[Evaluation | None
                                                f"{log_dir / (batch.name + '.log')}",
                                         duration_s=round(time.monotonic() - start, 3))
             continue
-        fields = grade_workspace(ws, nonce, row["exit_code"], row["timed_out"])
-        if tampered:
-            fields["reason"] = (fields["reason"] + f"; restored {len(tampered)} protected file(s)").lstrip("; ")
+        fields = note_tampered(grade_workspace(ws, nonce, row["exit_code"], row["timed_out"]), tampered)
         out[job["id"]] = Evaluation(**base, **fields, isolation=res.isolation, duration_s=row["duration_s"])

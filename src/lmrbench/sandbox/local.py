@@ -180,7 +180,7 @@ class LocalSandbox:
         hide = [p.resolve() for p in hide or []]
         for sub in (".home", ".tmp"):
             (workspace / sub).mkdir(parents=True, exist_ok=True)
-        full = self._command(cmd, workspace, readonly or [], hide or [])
+        full = self._command(cmd, workspace, readonly, hide)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         start = time.monotonic()
         timed_out = False

@@ -1,26 +1,5 @@
 # WRONG: backs up the sum of values instead of their running mean.
 class OpenLoopMCTS:
-    def select_action(self, node: Node) -> str:
-        """The PUCT choice at an expanded node.
-
-        score(a) = Q'(a) + c_puct * P(s, a) * sqrt(max(N(s), 1)) / (1 + N(s, a)),   N(s) = sum_b N(s, b),
-
-        where Q'(a) = Q(s, a) if N(s, a) > 0 and Q'(a) = q0 for an act never taken. (The max(., 1)
-        makes the first choice at a fresh node follow the prior instead of being a tie.) Acts are
-        scored in the order of ``self.sim.acts``; on an exact tie the earliest act wins.
-        """
-        total = sum(node.visits[a] for a in self.sim.acts)
-        explore = self.c_puct * math.sqrt(max(total, 1))
-        best, best_score = None, -math.inf
-        for a in self.sim.acts:
-            n = node.visits[a]
-            q = node.q[a] if n > 0 else self.q0
-            score = q + explore * node.prior[a] / (1 + n)
-            if score > best_score:
-                best, best_score = a, score
-        assert best is not None
-        return best
-
     def simulate(self, root: Node, root_state: DialogueState) -> float:
         """Run one simulation from ``root`` (whose dialogue state is ``root_state``); return the leaf value.
 

@@ -4,31 +4,6 @@ from typing import Optional
 import torch
 
 
-def poincare_distance(u: torch.Tensor, v: torch.Tensor, curvature: float) -> torch.Tensor:
-    """Geodesic distance between points of the Poincare ball of curvature ``-curvature``.
-
-    Args:
-        u, v: tensors of shape ``(..., d)`` (broadcastable against each other) holding points
-            strictly inside the ball, i.e. with Euclidean norm below ``1 / sqrt(curvature)``.
-        curvature: the positive number ``c``; the ball has curvature ``-c`` and radius
-            ``1 / sqrt(c)``.
-
-    Returns:
-        Tensor of shape ``(...)`` (the broadcast batch shape) with the distances, differentiable
-        with respect to ``u`` and ``v``.
-    """
-    c = curvature
-    sqrt_c = c ** 0.5
-    x = -u
-    xy = (x * v).sum(dim=-1, keepdim=True)
-    xx = (x * x).sum(dim=-1, keepdim=True)
-    yy = (v * v).sum(dim=-1, keepdim=True)
-    numerator = (1 + 2 * c * xy + c * yy) * x + (1 - c * xx) * v
-    denominator = 1 + 2 * c * xy + c * c * xx * yy
-    gap = torch.linalg.vector_norm(numerator / denominator, dim=-1)
-    return 2 / sqrt_c * torch.atanh(sqrt_c * gap)
-
-
 def hit_loss(
     child: torch.Tensor,
     parent: torch.Tensor,
