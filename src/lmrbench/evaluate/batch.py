@@ -84,7 +84,7 @@ def evaluate_predictions(
     todo = []
     for pred in preds:
         task, impl = tasks.resolve(pred.instance_id)
-        key = evaluation_key(digests[task.task_id], pred)
+        key = evaluation_key(digests[task.task_id], pred, config)
         if key not in finished:
             finished.add(key)
             todo.append((task, impl, pred, key))

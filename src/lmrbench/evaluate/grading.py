@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from lmrbench.evaluate.models import LegacyVerdict, Status
+from lmrbench.evaluate.probes import (
+    ProbeData,
+    check_cases,
+    expected_path,
+    missing_module,
+    parse_probe_output,
+    read_capped,
+    read_probe_output,
+    task_checks,
+)
+from lmrbench.tasks.schema import Task
+
+MAX_FAILURES = 10
 
 MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 
@@ -19,6 +32,7 @@ class Grade:
     total: int
     tests_duration_s: float
     reason: str
+    failures: list[str] = field(default_factory=list)
 
 
 def _missing_module(errors: list[dict[str, Any]], workspace_modules: set[str]) -> str | None:
@@ -66,6 +80,55 @@ def grade(
     else:
         reason = f"exit code {exit_code}, pytest status {results.get('exitstatus')}"
     return Grade(Status.FAILED, passed, total, duration, reason)
+
+
+def load_expected(task: Task, probe_rel: str) -> ProbeData:
+    """The reference's outputs for one probe file (trusted: written by `lmrbench tasks fixtures`)."""
+    assert task.tests_dir is not None
+    rel = str(Path(probe_rel).relative_to(task.tests_dir.relative_to(task.root)))
+    path = expected_path(task.tests_dir, rel)
+    data = read_capped(path)
+    if data is None:
+        return ProbeData(problem=f"no expected outputs at {path} (run `lmrbench tasks fixtures`)")
+    return parse_probe_output(data)
+
+
+def grade_probe_data(task: Task, probe_rel: str, got: ProbeData, exit_code: int | None, timed_out: bool,
+                     workspace_modules: set[str]) -> Grade:
+    """Grade a probe run's data against the reference's outputs and the task's checks (pure, no sandbox)."""
+    want = load_expected(task, probe_rel)
+    if want.problem or not want.cases:
+        return Grade(Status.ERROR, 0, 0, 0.0, f"task: {want.problem or 'no expected cases'}")
+    total = len(want.cases)
+    if got.problem:
+        return Grade(Status.TIMEOUT if timed_out else Status.FAILED, 0, total, 0.0, got.problem)
+    assert task.tests_dir is not None
+    rel = str(Path(probe_rel).relative_to(task.tests_dir.relative_to(task.root)))
+    results = check_cases(got, want, task_checks(task.tests_dir, rel))
+    passed = sum(r.passed for r in results)
+    failures = [f"{r.name}: {r.reason}" for r in results if not r.passed][:MAX_FAILURES]
+    duration = round(sum(c.seconds for c in got.cases.values()), 3)
+    missing = missing_module(got, workspace_modules)
+    if timed_out:
+        return Grade(Status.TIMEOUT, passed, total, duration, "wall-clock timeout", failures)
+    if missing and passed < total:
+        return Grade(Status.ERROR, passed, total, duration, f"environment: module '{missing}' is not installed",
+                     failures)
+    if passed == total and got.done and exit_code == 0:
+        return Grade(Status.PASSED, passed, total, duration, "")
+    if got.import_errors:
+        reason = f"probe import failed: {got.import_errors[0][:300]}"
+    elif passed < total:
+        reason = f"{total - passed} of {total} cases did not pass; first: {failures[0][:300]}"
+    else:
+        reason = f"probe run did not finish cleanly (exit code {exit_code})"
+    return Grade(Status.FAILED, passed, total, duration, reason, failures)
+
+
+def grade_probe(task: Task, probe_rel: str, outputs: Path, exit_code: int | None, timed_out: bool,
+                workspace_modules: set[str]) -> Grade:
+    """Grade a finished probe run from the data file it left."""
+    return grade_probe_data(task, probe_rel, read_probe_output(outputs), exit_code, timed_out, workspace_modules)
 
 
 def legacy_verdict(log: Path, exit_code: int | None) -> LegacyVerdict:

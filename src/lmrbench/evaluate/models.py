@@ -51,6 +51,14 @@ class Status(StrEnum):
     INVALID = "invalid_prediction"
 
 
+class Grading(StrEnum):
+    """How a verdict was computed."""
+
+    PROBE = "probe"  # probe data compared with the reference's outside the sandbox: cannot be forged
+    PYTEST = "pytest"  # pytest inside the sandbox, nonce + exit code: the candidate shares the grader's process
+    LEGACY = "legacy"  # the original layout's own test script and log rule
+
+
 class LegacyVerdict(BaseModel):
     """Original-layout grading: the original log rule, and the same rule plus exit code 0."""
 
@@ -78,6 +86,13 @@ class Evaluation(BaseModel):
     log_path: str = ""
     isolation: Isolation | None = None
     legacy: LegacyVerdict | None = None
+    grading: Grading = Field(default=Grading.PYTEST, description="How the verdict was computed.")
+    forgeable: bool = Field(
+        default=False, description="The verdict was computed inside the candidate's process (pytest, legacy)."
+    )
+    failures: list[str] = Field(default_factory=list, description="The first failing cases, with reasons.")
+    run_path: str = Field(default="cold", description="'cold' (own sandbox) or 'warm' (trusted batch).")
+    outputs_path: str = Field(default="", description="The probe data kept for re-grading, if any.")
 
     @property
     def passed(self) -> bool:

@@ -1,4 +1,13 @@
-"""Evaluate one prediction: fresh workspace, apply, restore protected files, run hidden tests, grade."""
+"""The one evaluation core: prepare an item, run it, finish it.
+
+- `prepare`: a fresh item folder with the masked repository as the workspace, the prediction applied,
+  protected files restored, and the hidden material (probe files or tests, the runner) placed *beside* the
+  workspace, never inside it.
+- `command`: the one place the sandboxed command line is built.
+- `run_cold`: one sandbox for one item (every model prediction); `warm.py` runs many trusted items through a
+  fork server with the same command lines.
+- `finish`: grade from what the run left (probe data compared outside the sandbox) and build the record.
+"""
 
 from __future__ import annotations
 
@@ -8,21 +17,24 @@ import secrets
 import shutil
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_workspace, restore_protected
-from lmrbench.evaluate.grading import grade, legacy_verdict
-from lmrbench.evaluate.models import Evaluation, Prediction, Status
+from lmrbench.evaluate.grading import grade, grade_probe, legacy_verdict
+from lmrbench.evaluate.models import Evaluation, Grading, Prediction, Status
+from lmrbench.evaluate.probes import read_capped
 from lmrbench.sandbox import LocalSandbox, Sandbox, SandboxConfig
+from lmrbench.sandbox.base import Isolation
 from lmrbench.tasks.schema import Implementation, Layout, Task
 
-HIDDEN = "_hidden_tests"
-OUT = "_lmrbench_out"
+RUNNER = Path(__file__).with_name("probe_runner.py")
 PLUGIN = Path(__file__).with_name("pytest_results_plugin.py")
-EVAL_VERSION = "1"
+EVAL_VERSION = "2"
+KEPT_OUTPUT_BYTES = 8 * 1024 * 1024
 
 LAUNCHER = """\
 import os, sys
@@ -45,6 +57,11 @@ class EvalConfig(BaseModel):
     keep_workspaces: bool = Field(default=False, description="Keep each evaluation's workspace for debugging.")
     timeout_s: int | None = Field(default=None, ge=1, description="Override every task's own timeout.")
 
+    def settings_hash(self) -> str:
+        """What in the settings can change a verdict (timeouts, limits, isolation), for evaluation keys."""
+        body = self.model_dump(exclude={"keep_workspaces"})
+        return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
+
 
 def task_hash(task: Task) -> str:
     """Hash of everything in a task folder that can change a verdict."""
@@ -56,105 +73,245 @@ def task_hash(task: Task) -> str:
     return h.hexdigest()
 
 
-def evaluation_key(task_digest: str, pred: Prediction) -> str:
+def evaluation_key(task_digest: str, pred: Prediction, config: EvalConfig | None = None) -> str:
+    """Task content, item, prediction content and the settings that can change a verdict."""
     item = f"{pred.instance_id}|{pred.model}|{pred.sample}"
-    return hashlib.sha256(f"{EVAL_VERSION}|{task_digest}|{item}|{pred.content_hash()}".encode()).hexdigest()
+    settings = (config or EvalConfig()).settings_hash()
+    body = f"{EVAL_VERSION}|{task_digest}|{item}|{pred.content_hash()}|{settings}"
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def grading_of(task: Task, impl: Implementation) -> Grading:
+    """Probe files (`probe_*.py`) are graded outside the sandbox; pytest files and the original layout inside."""
+    if task.layout is Layout.ORIGINAL:
+        return Grading.LEGACY
+    return Grading.PROBE if Path(impl.unit_test_file).name.startswith("probe_") else Grading.PYTEST
+
+
+def _safe_name(text: str) -> str:
+    clean = "".join(c if c.isalnum() or c in "-." else "_" for c in text)
+    if len(clean) <= 60:
+        return clean
+    return f"{clean[:40]}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+
+
+def workspace_name(task: Task, impl: Implementation, pred: Prediction, key: str) -> str:
+    """A file-system-safe, bounded name for one item (a model name may be long or odd)."""
+    return f"{task.task_id}__{impl.index}__{_safe_name(pred.model)}__{pred.sample}__{key[:10]}"
+
+
+@dataclass
+class Prepared:
+    """One item ready to run: its folders, its command's inputs, or why it cannot run."""
+
+    task: Task
+    impl: Implementation
+    pred: Prediction
+    key: str
+    name: str
+    item_dir: Path
+    log: Path
+    timeout: int
+    grading: Grading
+    invalid: str = ""
+    tampered: list[str] = field(default_factory=list)
+    nonce: str = ""
+
+    @property
+    def ws(self) -> Path:
+        return self.item_dir / "repo"
+
+    @property
+    def hidden(self) -> Path:
+        """Probe files or tests plus the runner: read-only in the sandbox, outside the workspace."""
+        return self.item_dir / "hidden"
+
+    @property
+    def out(self) -> Path:
+        """Where the run writes its data (probe outputs, pytest results): writable, outside the workspace."""
+        return self.item_dir / "out"
+
+    def base_fields(self) -> dict[str, Any]:
+        return dict(instance_id=self.impl.instance_id, task_id=self.task.task_id, index=self.impl.index,
+                    model=self.pred.model, sample=self.pred.sample, key=self.key, log_path=str(self.log),
+                    grading=self.grading)
+
+
+def _sandbox_files(task: Task) -> list[Path]:
+    """Files of the tests folder that may enter the sandbox: not the expected outputs, not the trusted checks."""
+    assert task.tests_dir is not None
+    keep = []
+    for path in sorted(task.tests_dir.rglob("*")):
+        rel = path.relative_to(task.tests_dir)
+        if not path.is_file() or "__pycache__" in rel.parts or rel.parts[0] == "expected":
+            continue
+        if path.name.startswith("check_") and path.suffix == ".py":
+            continue
+        keep.append(rel)
+    return keep
+
+
+def _place_hidden(p: Prepared) -> None:
+    assert p.task.tests_dir is not None
+    for rel in _sandbox_files(p.task):
+        dest = p.hidden / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(p.task.tests_dir / rel, dest)
+    if p.grading is Grading.PROBE:
+        shutil.copyfile(RUNNER, p.hidden / "lmrbench_probe.py")
+    else:
+        shutil.copyfile(PLUGIN, p.hidden / "pytest_results_plugin.py")
+        (p.hidden / "_launcher.py").write_text(LAUNCHER)
+        (p.hidden / "pytest.ini").write_text("[pytest]\n")
+        p.nonce = secrets.token_hex(16)
+        (p.out / "nonce").write_text(p.nonce)
+
+
+def prepare(task: Task, impl: Implementation, pred: Prediction, item_dir: Path, log: Path, key: str,
+            config: EvalConfig) -> Prepared:
+    """Build an item's folder; an unusable prediction is recorded in `invalid`, never raised."""
+    p = Prepared(task, impl, pred, key, item_dir.name, item_dir.resolve(), log.resolve(),
+                 config.timeout_s or task.timeout_s, grading_of(task, impl))
+    if p.item_dir.exists():
+        shutil.rmtree(p.item_dir)
+    p.out.mkdir(parents=True)
+    p.hidden.mkdir()
+    try:
+        make_workspace(task, p.ws)
+        apply_prediction(pred, p.ws)
+        p.tampered = restore_protected(task, p.ws)
+    except InvalidPrediction as exc:
+        p.invalid = str(exc)
+        return p
+    if p.grading is not Grading.LEGACY:
+        _place_hidden(p)
+    for sub in (".home", ".tmp"):
+        (p.ws / sub).mkdir(exist_ok=True)
+    return p
+
+
+@dataclass
+class Command:
+    """A sandboxed command: argv, extra environment, and the paths it may see beyond its workspace."""
+
+    argv: list[str]
+    env: dict[str, str]
+    readonly: list[Path]
+    writable: list[Path]
+
+
+def _test_rel(p: Prepared) -> Path:
+    assert p.task.tests_dir is not None
+    return Path(p.impl.unit_test_file).relative_to(p.task.tests_dir.relative_to(p.task.root))
+
+
+def command(p: Prepared) -> Command:
+    """The one place an item's command line is built (cold sandboxes and warm batches both run this)."""
+    home = {"HOME": str(p.ws / ".home"), "TMPDIR": str(p.ws / ".tmp")}
+    if p.grading is Grading.PROBE:
+        argv = [sys.executable, "-P", str(p.hidden / "lmrbench_probe.py"), "--out", str(p.out / "outputs.jsonl"),
+                "--root", str(p.ws), str(p.hidden / _test_rel(p))]
+        return Command(argv, home, [p.hidden], [p.out])
+    if p.grading is Grading.PYTEST:
+        argv = [sys.executable, "-P", str(p.hidden / "_launcher.py"), str(p.hidden / _test_rel(p))]
+        env = {**home, "LMRBENCH_NONCE_FILE": str(p.out / "nonce"), "LMRBENCH_RESULTS": str(p.out / "results.json"),
+               "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+        return Command(argv, env, [p.hidden], [p.out])
+    return Command([sys.executable, str(Path(p.impl.unit_test_file))], {**home, "PYTHONPATH": str(p.ws)}, [], [])
+
+
+@dataclass
+class RunResult:
+    """What running an item's command gave, however it was run."""
+
+    exit_code: int | None
+    timed_out: bool
+    duration_s: float
+    isolation: Isolation | None
+    path: str = "cold"
+
+
+def _legacy_logs(p: Prepared) -> Path:
+    return p.ws / Path(p.impl.unit_test_file).parent / "logs"
+
+
+def before_run(p: Prepared) -> None:
+    """Last step before the command: a stale legacy log must not grade this run."""
+    if p.grading is Grading.LEGACY:
+        logs = _legacy_logs(p)
+        if logs.is_symlink() or logs.is_file():
+            logs.unlink()
+        elif logs.exists():
+            shutil.rmtree(logs)
+        logs.mkdir(parents=True)
+
+
+def run_cold(p: Prepared, sandbox: Sandbox) -> RunResult:
+    """Run one prepared item in its own sandbox."""
+    before_run(p)
+    cmd = command(p)
+    hide = sorted({p.task.root.parent.resolve(), p.item_dir.parent, p.log.parent, Path.cwd().resolve()})
+    res = sandbox.exec(cmd.argv, p.ws, p.timeout, p.log, env=cmd.env, readonly=cmd.readonly, hide=hide,
+                       writable=cmd.writable)
+    return RunResult(res.exit_code, res.timed_out, res.duration_s, res.isolation, "cold")
 
 
 def _workspace_modules(ws: Path) -> set[str]:
     return {p.stem if p.is_file() else p.name for p in ws.iterdir() if p.suffix == ".py" or p.is_dir()}
 
 
-def install_hidden_tests(task: Task, ws: Path, nonce: str) -> Path:
-    hidden = ws / HIDDEN
-    if hidden.exists():
-        shutil.rmtree(hidden)
-    assert task.tests_dir is not None
-    shutil.copytree(task.tests_dir, hidden, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    shutil.copyfile(PLUGIN, hidden / "pytest_results_plugin.py")
-    (hidden / "_launcher.py").write_text(LAUNCHER)
-    (hidden / "pytest.ini").write_text("[pytest]\n")
-    out = ws / OUT
-    out.mkdir(exist_ok=True)
-    (out / "nonce").write_text(nonce)
-    return hidden
+def _grade_fields(p: Prepared, r: RunResult) -> dict[str, Any]:
+    if p.grading is Grading.PROBE:
+        g = grade_probe(p.task, p.impl.unit_test_file, p.out / "outputs.jsonl", r.exit_code, r.timed_out,
+                        _workspace_modules(p.ws))
+        return dict(status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
+                    reason=g.reason, failures=g.failures)
+    if p.grading is Grading.PYTEST:
+        raw = read_capped(p.out / "results.json")
+        try:
+            results = json.loads(raw) if raw is not None else None
+        except (ValueError, RecursionError):
+            results = None
+        g = grade(results, p.nonce, r.exit_code, r.timed_out, _workspace_modules(p.ws))
+        return dict(status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
+                    reason=g.reason, forgeable=True)
+    return _legacy_fields(p, r)
 
 
-def grade_workspace(ws: Path, nonce: str, exit_code: int | None, timed_out: bool) -> dict[str, Any]:
-    """Grade a finished pytest run from the results file the plugin left in the workspace."""
-    results_path = ws / OUT / "results.json"
-    try:
-        results = json.loads(results_path.read_text()) if results_path.is_file() else None
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        results = None
-    g = grade(results, nonce, exit_code, timed_out, _workspace_modules(ws))
-    return dict(status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
-                reason=g.reason, exit_code=exit_code)
-
-
-def hidden_test_path(task: Task, impl: Implementation) -> Path:
-    """The implementation's test file, relative to the workspace, once the hidden tests are installed."""
-    assert task.tests_dir is not None
-    return Path(HIDDEN) / Path(impl.unit_test_file).relative_to(task.tests_dir.relative_to(task.root))
-
-
-def result_env(ws: Path) -> dict[str, str]:
-    """Environment of a hidden-test run. Third-party pytest plugins are not auto-loaded: a test run should not
-    depend on whatever happens to be installed (and scanning for them costs ~0.5 s per run)."""
-    return {"LMRBENCH_NONCE_FILE": str(ws / OUT / "nonce"), "LMRBENCH_RESULTS": str(ws / OUT / "results.json"),
-            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-
-
-def _run_pytest(task: Task, impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int, log: Path,
-                hide: list[Path]) -> dict[str, Any]:
-    nonce = secrets.token_hex(16)
-    hidden = install_hidden_tests(task, ws, nonce)
-    res = sandbox.exec([sys.executable, "-P", str(hidden / "_launcher.py"), str(hidden_test_path(task, impl))], ws,
-                       timeout, log, env=result_env(ws), readonly=[hidden], hide=hide)
-    return grade_workspace(ws, nonce, res.exit_code, res.timed_out) | {"isolation": res.isolation}
-
-
-def _run_legacy(impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int, log: Path,
-                hide: list[Path]) -> dict[str, Any]:
-    test = Path(impl.unit_test_file)
-    logs_dir = ws / test.parent / "logs"
-    if logs_dir.exists():
-        shutil.rmtree(logs_dir)  # a stale log must not grade this run
-    logs_dir.mkdir(parents=True)
-    res = sandbox.exec([sys.executable, str(test)], ws, timeout, log, env={"PYTHONPATH": str(ws)}, hide=hide)
-    verdict = legacy_verdict(logs_dir / f"{test.stem}.log", res.exit_code)
-    if res.timed_out:
+def _legacy_fields(p: Prepared, r: RunResult) -> dict[str, Any]:
+    test = Path(p.impl.unit_test_file)
+    verdict = legacy_verdict(_legacy_logs(p) / f"{test.stem}.log", r.exit_code)
+    if r.timed_out:
         status, reason = Status.TIMEOUT, "wall-clock timeout"
     else:
         status = Status.PASSED if verdict.strict else Status.FAILED
-        reason = "" if verdict.strict else f"legacy: log_rule={verdict.log_rule}, exit code {res.exit_code}"
-    return dict(
-        status=status, tests_passed=int(verdict.strict), tests_total=1, reason=reason,
-        exit_code=res.exit_code, isolation=res.isolation, legacy=verdict,
-    )
+        reason = "" if verdict.strict else f"legacy: log_rule={verdict.log_rule}, exit code {r.exit_code}"
+    return dict(status=status, tests_passed=int(verdict.strict), tests_total=1, reason=reason, legacy=verdict,
+                forgeable=True)
 
 
-def prepare_workspace(task: Task, pred: Prediction, ws: Path) -> list[str]:
-    """Fresh workspace with the prediction applied; returns the protected files it had tampered with."""
-    make_workspace(task, ws)
-    apply_prediction(pred, ws)
-    return restore_protected(task, ws)
+def _keep_outputs(p: Prepared) -> str:
+    """Keep the probe data beside the log (capped), so a finished run can be re-graded without a sandbox."""
+    data = read_capped(p.out / "outputs.jsonl", KEPT_OUTPUT_BYTES)
+    if data is None:
+        return ""
+    dest = p.log.with_suffix(".outputs.jsonl")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(data)
+    return str(dest)
 
 
-def note_tampered(fields: dict[str, Any], tampered: list[str]) -> dict[str, Any]:
-    """Add the restored-files remark to a graded result's reason."""
-    if tampered:
-        fields["reason"] = (fields["reason"] + f"; restored {len(tampered)} protected file(s)").lstrip("; ")
-    return fields
-
-
-def hidden_paths(task: Task, work_dir: Path, log_dir: Path) -> list[Path]:
-    """What the sandbox must not see: all tasks (references), other runs' work and logs, the caller's cwd."""
-    return sorted({task.root.parent.resolve(), work_dir.resolve(), log_dir.resolve(), Path.cwd().resolve()})
-
-
-def workspace_name(task: Task, impl: Implementation, pred: Prediction, key: str) -> str:
-    return f"{task.task_id}__{impl.index}__{pred.model.replace('/', '_')}__{pred.sample}__{key[:10]}"
+def finish(p: Prepared, r: RunResult | None, started: float) -> Evaluation:
+    """Grade an item from what its run left behind and build its record."""
+    duration = round(time.monotonic() - started, 3)
+    if p.invalid or r is None:
+        return Evaluation(**p.base_fields(), status=Status.INVALID, reason=p.invalid, duration_s=duration)
+    fields = _grade_fields(p, r)
+    if p.tampered:
+        fields["reason"] = (fields["reason"] + f"; restored {len(p.tampered)} protected file(s)").lstrip("; ")
+    outputs = _keep_outputs(p) if p.grading is Grading.PROBE else ""
+    return Evaluation(**p.base_fields(), **fields, exit_code=r.exit_code, isolation=r.isolation,
+                      duration_s=duration, run_path=r.path, outputs_path=outputs)
 
 
 def evaluate_one(
@@ -167,30 +324,16 @@ def evaluate_one(
     sandbox: Sandbox | None = None,
     key: str | None = None,
 ) -> Evaluation:
-    """Evaluate one prediction of one implementation; never raises for anything the prediction does."""
+    """Evaluate one prediction of one implementation in its own sandbox; never raises for what it contains."""
     config = config or EvalConfig()
     sandbox = sandbox or LocalSandbox(config.sandbox)
-    work_dir, log_dir = work_dir.resolve(), log_dir.resolve()  # paths are handed to a sandbox with its own cwd
-    key = key or evaluation_key(task_hash(task), pred)
     start = time.monotonic()
+    key = key or evaluation_key(task_hash(task), pred, config)
     name = workspace_name(task, impl, pred, key)
-    ws = work_dir / name / "repo"
-    log = log_dir / f"{name}.log"
-    base: dict[str, Any] = dict(instance_id=impl.instance_id, task_id=task.task_id, index=impl.index, model=pred.model,
-                sample=pred.sample, key=key, log_path=str(log))
+    p = prepare(task, impl, pred, work_dir.resolve() / name, log_dir.resolve() / f"{name}.log", key, config)
     try:
-        try:
-            tampered = prepare_workspace(task, pred, ws)
-        except InvalidPrediction as exc:
-            return Evaluation(**base, status=Status.INVALID, reason=str(exc),
-                              duration_s=round(time.monotonic() - start, 3))
-        timeout = config.timeout_s or task.timeout_s
-        hide = hidden_paths(task, work_dir, log_dir)
-        if task.layout is Layout.ORIGINAL:
-            fields = _run_legacy(impl, ws, sandbox, timeout, log, hide)
-        else:
-            fields = _run_pytest(task, impl, ws, sandbox, timeout, log, hide)
-        return Evaluation(**base, **note_tampered(fields, tampered), duration_s=round(time.monotonic() - start, 3))
+        result = None if p.invalid else run_cold(p, sandbox)
+        return finish(p, result, start)
     finally:
         if not config.keep_workspaces:
-            shutil.rmtree(ws.parent, ignore_errors=True)
+            shutil.rmtree(p.item_dir, ignore_errors=True)

@@ -1,9 +1,10 @@
 """Warm batches: many trusted evaluations of one task in one sandbox, one interpreter start.
 
 Validation runs the reference, the stub, every wrong variant and every mutant of an implementation: hundreds of
-pytest runs whose cost is dominated by importing torch. Here a fork server (warm_server.py) imports the heavy
-libraries once per batch and forks a child per job; each child gets its own fresh workspace, hidden tests,
-nonce and log, and is graded exactly like a cold evaluation.
+runs whose cost is dominated by importing torch. Here a fork server (warm_server.py) imports the heavy
+libraries once per batch and forks a child per job. Each job is prepared, run and graded by the same core as a
+cold evaluation (`runner.prepare`, `runner.command`, `runner.finish`); only the process that runs the command
+line differs.
 
 Only for code we wrote (reference, stub, wrong variants, mechanical mutants of the reference): every job of a
 batch shares one sandbox, so one job could tamper with another. Model predictions always go through
@@ -13,7 +14,6 @@ batch shares one sandbox, so one job could tamper with another. Model prediction
 from __future__ import annotations
 
 import json
-import secrets
 import shutil
 import sys
 import time
@@ -21,37 +21,26 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from lmrbench.evaluate.apply import InvalidPrediction
 from lmrbench.evaluate.models import Evaluation, Prediction, Status
+from lmrbench.evaluate.probes import read_capped
 from lmrbench.evaluate.runner import (
-    HIDDEN,
     EvalConfig,
+    Prepared,
+    RunResult,
+    before_run,
+    command,
     evaluation_key,
-    grade_workspace,
-    hidden_paths,
-    hidden_test_path,
-    install_hidden_tests,
-    note_tampered,
-    prepare_workspace,
-    result_env,
+    finish,
+    prepare,
     task_hash,
     workspace_name,
 )
 from lmrbench.sandbox import LocalSandbox, Sandbox
+from lmrbench.sandbox.base import Isolation
 from lmrbench.tasks.schema import Implementation, Layout, Task
 
 SERVER = Path(__file__).with_name("warm_server.py")
-PLUGIN = Path(__file__).with_name("pytest_results_plugin.py")
 PRELOAD = ("numpy", "scipy", "torch", "pandas")
-
-
-def _job(task: Task, impl: Implementation, ws: Path, log: Path, timeout: int, job_id: int) -> dict:
-    hidden = ws / HIDDEN
-    return {
-        "id": job_id, "cwd": str(ws), "log": str(log), "timeout": timeout,
-        "ini": str(hidden / "pytest.ini"), "confcutdir": str(hidden), "test": str(hidden_test_path(task, impl)),
-        "env": {"HOME": str(ws / ".home"), "TMPDIR": str(ws / ".tmp"), **result_env(ws)},
-    }
 
 
 def evaluate_warm(
@@ -68,71 +57,65 @@ def evaluate_warm(
         raise ValueError(f"{task.task_id}: warm batches need the lmrbench task layout")
     config = config or EvalConfig()
     sandbox = sandbox or LocalSandbox(config.sandbox)
-    work_dir, log_dir = work_dir.resolve(), log_dir.resolve()
     digest = task_hash(task)
-    batch = work_dir / f"{task.task_id}__warm__{uuid.uuid4().hex[:10]}"
-    server_dir = batch / "_server"
-    server_dir.mkdir(parents=True)
-    shutil.copyfile(SERVER, server_dir / "warm_server.py")
-    shutil.copyfile(PLUGIN, server_dir / "pytest_results_plugin.py")
-    out: list[Evaluation | None] = [None] * len(items)
-    jobs, meta = [], {}
+    batch = work_dir.resolve() / f"{task.task_id}__warm__{uuid.uuid4().hex[:10]}"
+    (batch / "_server").mkdir(parents=True)
+    shutil.copyfile(SERVER, batch / "_server" / "warm_server.py")
+    start = time.monotonic()
+    prepared: list[Prepared] = []
     try:
         for n, (impl, pred) in enumerate(items):
-            key = evaluation_key(digest, pred)
+            key = evaluation_key(digest, pred, config)
             name = workspace_name(task, impl, pred, key)
-            base: dict[str, Any] = dict(
-                instance_id=impl.instance_id, task_id=task.task_id, index=impl.index, model=pred.model,
-                sample=pred.sample, key=key, log_path=str(log_dir / f"{name}.log"))
-            ws = batch / f"j{n}" / "repo"
-            try:
-                tampered = prepare_workspace(task, pred, ws)
-            except InvalidPrediction as exc:
-                out[n] = Evaluation(**base, status=Status.INVALID, reason=str(exc))
-                continue
-            nonce = secrets.token_hex(16)
-            install_hidden_tests(task, ws, nonce)
-            for sub in (".home", ".tmp"):
-                (ws / sub).mkdir(exist_ok=True)
-            timeout = (timeouts[n] if timeouts else None) or config.timeout_s or task.timeout_s
-            jobs.append(_job(task, impl, ws, batch / f"j{n}" / "log.txt", timeout, n))
-            meta[n] = (base, ws, nonce, tampered)
-        if jobs:
-            _serve(task, jobs, meta, out, batch, server_dir, log_dir, work_dir, config, sandbox)
+            conf = config if not timeouts or timeouts[n] is None else config.model_copy(
+                update={"timeout_s": timeouts[n]})
+            prepared.append(prepare(task, impl, pred, batch / f"j{n}", log_dir.resolve() / f"{name}.log", key, conf))
+        rows, res_isolation, server_log = _serve(prepared, batch, log_dir.resolve(), sandbox)
+        return [_finish(p, rows.get(n), res_isolation, server_log, start) for n, p in enumerate(prepared)]
     finally:
         if not config.keep_workspaces:
             shutil.rmtree(batch, ignore_errors=True)
-    assert all(e is not None for e in out)  # every item ends as invalid, graded or "server ended early"
-    return [e for e in out if e is not None]
 
 
-def _serve(task: Task, jobs: list[dict], meta: dict, out: list[Evaluation | None], batch: Path, server_dir: Path,
-           log_dir: Path, work_dir: Path, config: EvalConfig, sandbox: Sandbox) -> None:
+def _finish(p: Prepared, row: dict[str, Any] | None, isolation: Isolation | None, server_log: Path,
+            start: float) -> Evaluation:
+    if p.invalid:
+        return finish(p, None, start)
+    p.log.parent.mkdir(parents=True, exist_ok=True)
+    job_log = p.item_dir / "job.log"
+    p.log.write_bytes(read_capped(job_log) or b"")
+    if row is None:  # the server itself died or ran out of time before this job
+        return Evaluation(**p.base_fields(), status=Status.ERROR, isolation=isolation, run_path="warm",
+                          reason=f"warm server ended early; see {server_log}")
+    result = RunResult(row["exit_code"], row["timed_out"], row["duration_s"], isolation, "warm")
+    ev = finish(p, result, time.monotonic() - row["duration_s"])
+    return ev
+
+
+def _serve(prepared: list[Prepared], batch: Path, log_dir: Path,
+           sandbox: Sandbox) -> tuple[dict[int, dict[str, Any]], Isolation | None, Path]:
+    jobs: list[dict[str, Any]] = []
+    for n, p in enumerate(prepared):
+        if p.invalid:
+            continue
+        before_run(p)
+        cmd = command(p)
+        jobs.append({"id": n, "cwd": str(p.ws), "log": str(p.item_dir / "job.log"), "timeout": p.timeout,
+                     "argv": cmd.argv, "env": cmd.env})
+    server_log = log_dir / f"{batch.name}.log"
+    if not jobs:
+        return {}, None, server_log
     (batch / "jobs.json").write_text(json.dumps(jobs))
     results_file = batch / "results.jsonl"
-    readonly = [server_dir] + [Path(j["confcutdir"]) for j in jobs]
-    total = sum(j["timeout"] for j in jobs) + 60
-    start = time.monotonic()
-    res = sandbox.exec([sys.executable, "-P", str(server_dir / "warm_server.py"), str(batch / "jobs.json"),
-                        str(results_file), ",".join(PRELOAD)], batch, total, log_dir / f"{batch.name}.log",
-                       readonly=readonly, hide=hidden_paths(task, work_dir, log_dir))
-    done = {}
-    if results_file.is_file():
-        for line in results_file.read_text().splitlines():
+    total = sum(int(j["timeout"]) for j in jobs) + 60
+    hide = sorted({prepared[0].task.root.parent.resolve(), batch.parent, log_dir, Path.cwd().resolve()})
+    res = sandbox.exec([sys.executable, "-P", str(batch / "_server" / "warm_server.py"), str(batch / "jobs.json"),
+                        str(results_file), ",".join(PRELOAD)], batch, total, server_log, hide=hide)
+    rows: dict[int, dict[str, Any]] = {}
+    for line in (read_capped(results_file) or b"").decode(errors="replace").splitlines():
+        try:
             row = json.loads(line)
-            done[row["id"]] = row
-    for job in jobs:
-        base, ws, nonce, tampered = meta[job["id"]]
-        log = Path(base["log_path"])
-        log.parent.mkdir(parents=True, exist_ok=True)
-        src = Path(job["log"])
-        log.write_bytes(src.read_bytes() if src.is_file() else b"")
-        row = done.get(job["id"])
-        if row is None:  # the server itself died or ran out of time before this job
-            out[job["id"]] = Evaluation(**base, status=Status.ERROR, isolation=res.isolation,
-                                        reason=f"warm server ended early (exit {res.exit_code}); see "
-                                               f"{log_dir / (batch.name + '.log')}",
-                                        duration_s=round(time.monotonic() - start, 3))
-            continue
-        fields = note_tampered(grade_workspace(ws, nonce, row["exit_code"], row["timed_out"]), tampered)
-        out[job["id"]] = Evaluation(**base, **fields, isolation=res.isolation, duration_s=row["duration_s"])
+            rows[int(row["id"])] = row
+        except (ValueError, KeyError, TypeError):
+            break
+    return rows, res.isolation, server_log

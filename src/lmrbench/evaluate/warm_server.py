@@ -3,8 +3,9 @@
 Standalone on purpose: it runs inside the sandbox, which cannot import lmrbench. It imports the heavy
 third-party libraries once (torch costs ~2.5 s of CPU per interpreter), then forks one child per job. Each
 child is a fresh copy of that warm process: it changes to its own workspace, redirects its output to its own
-log and runs pytest exactly as the cold launcher does. The parent enforces each job's wall-clock timeout by
-killing the child's process group, and writes one JSON line per job.
+log and runs the job's command line (the one a cold sandbox runs: `python -P SCRIPT ARGS`) in-process.
+The parent enforces each job's wall-clock timeout by killing the child's process group and writes one JSON
+line per job.
 
 Usage: python -P warm_server.py JOBS_JSON RESULTS_JSONL PRELOAD[,PRELOAD...]
 """
@@ -12,6 +13,7 @@ Usage: python -P warm_server.py JOBS_JSON RESULTS_JSONL PRELOAD[,PRELOAD...]
 import importlib
 import json
 import os
+import runpy
 import signal
 import sys
 import time
@@ -28,18 +30,21 @@ def _preload(names):
             pass
 
 
-def _child(job, plugin):
+def _child(job):
     fd = os.open(job["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.chdir(job["cwd"])
     os.environ.update(job["env"])
-    sys.path.insert(0, job["cwd"])
-    args = ["-q", "-p", "no:cacheprovider", "--import-mode=importlib", "-c", job["ini"], "--rootdir", job["cwd"],
-            "--confcutdir", job["confcutdir"], "-o", "addopts=", job["test"]]
-    import pytest
-
-    return int(pytest.main(args, plugins=[plugin]))
+    argv = job["argv"]
+    script = argv[argv.index("-P") + 1]
+    sys.argv = argv[argv.index(script):]
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    return 0
 
 
 def _wait(pid, timeout):
@@ -65,13 +70,7 @@ def main():
     jobs_path, out_path, preload = sys.argv[1], sys.argv[2], sys.argv[3]
     with open(jobs_path) as fh:
         jobs = json.load(fh)
-    _preload([p for p in preload.split(",") if p])
-    import pytest  # noqa: F401
-
-    sys.path.insert(0, HERE)
-    import pytest_results_plugin
-
-    sys.path.remove(HERE)
+    _preload([p for p in preload.split(",") if p] + ["pytest"])
     with open(out_path, "w") as out:
         for job in jobs:
             start = time.monotonic()
@@ -82,7 +81,7 @@ def main():
                 code = 70
                 try:
                     os.setsid()
-                    code = _child(job, pytest_results_plugin)
+                    code = _child(job)
                 except BaseException:  # the child must always end with os._exit
                     traceback.print_exc()
                 finally:

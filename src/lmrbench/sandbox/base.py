@@ -53,8 +53,10 @@ class Sandbox(Protocol):
         env: dict[str, str] | None = None,
         readonly: list[Path] | None = None,
         hide: list[Path] | None = None,
+        writable: list[Path] | None = None,
     ) -> ExecResult:
-        """Run `cmd` in `workspace`; `readonly` paths inside it are mounted read-only; `hide` are made empty."""
+        """Run `cmd` in `workspace`; `readonly` paths are visible read-only and `writable` paths writable (both at
+        their own path); `hide` are made empty."""
         ...
 
     def isolation(self) -> Isolation:

@@ -115,7 +115,7 @@ class LocalSandbox:
             processes=procs,  # type: ignore[arg-type]
         )
 
-    def _bwrap_args(self, workspace: Path, readonly: list[Path], hide: list[Path]) -> list[str]:
+    def _bwrap_args(self, workspace: Path, readonly: list[Path], hide: list[Path], writable: list[Path]) -> list[str]:
         args = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         home = Path(os.path.expanduser("~")).resolve()
         for path in [home, *hide]:
@@ -126,6 +126,8 @@ class LocalSandbox:
         args += ["--bind", str(workspace), str(workspace)]
         for path in readonly:
             args += ["--ro-bind", str(path), str(path)]
+        for path in writable:
+            args += ["--bind", str(path), str(path)]
         uid = str(self.config.sandbox_uid)
         args += ["--unshare-all", "--uid", uid, "--gid", uid, "--die-with-parent", "--new-session"]
         args += ["--chdir", str(workspace)]
@@ -133,9 +135,10 @@ class LocalSandbox:
             args.append("--share-net")
         return [*args, "--"]
 
-    def _command(self, cmd: list[str], workspace: Path, readonly: list[Path], hide: list[Path]) -> list[str]:
+    def _command(self, cmd: list[str], workspace: Path, readonly: list[Path], hide: list[Path],
+                 writable: list[Path]) -> list[str]:
         if self._use_bwrap():
-            return self._bwrap_args(workspace, readonly, hide) + cmd
+            return self._bwrap_args(workspace, readonly, hide, writable) + cmd
         net = self._unshare_net_prefix() if self.config.network == "off" else None
         return (net or []) + cmd
 
@@ -174,13 +177,15 @@ class LocalSandbox:
         env: dict[str, str] | None = None,
         readonly: list[Path] | None = None,
         hide: list[Path] | None = None,
+        writable: list[Path] | None = None,
     ) -> ExecResult:
         workspace = workspace.resolve()
+        writable = [p.resolve() for p in writable or []]
         readonly = [p.resolve() for p in readonly or []]
         hide = [p.resolve() for p in hide or []]
         for sub in (".home", ".tmp"):
             (workspace / sub).mkdir(parents=True, exist_ok=True)
-        full = self._command(cmd, workspace, readonly, hide)
+        full = self._command(cmd, workspace, readonly, hide, writable)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         start = time.monotonic()
         timed_out = False

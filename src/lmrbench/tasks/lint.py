@@ -6,6 +6,7 @@ import ast
 import re
 from pathlib import Path
 
+from lmrbench.tasks.lint_probes import lint_probe_files
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.problems import Problem
 from lmrbench.tasks.schema import Implementation, Layout, Task
@@ -124,4 +125,6 @@ def lint(tasks: TaskSet) -> list[Problem]:
             out += _body_elsewhere(task, impl)
             if task.layout is Layout.LMRBENCH:
                 out += _our_checks(task, impl)
+                if Path(impl.unit_test_file).name.startswith("probe_"):
+                    out += lint_probe_files(task, impl)
     return out
