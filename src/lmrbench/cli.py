@@ -16,6 +16,7 @@ from rich.table import Table
 
 from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
 from lmrbench.evaluate.models import Evaluation, Prediction, Status
+from lmrbench.evaluate.regrade import regrade_run
 from lmrbench.evaluate.runner import EvalConfig
 from lmrbench.external import export_workspaces, predictions_from_dirs
 from lmrbench.generate import BUILTIN_MODELS, GenerateProgress, SolverName, generate_builtin, generate_with_model
@@ -325,18 +326,48 @@ def generate_cmd(
 
 @app.command("evaluate")
 def evaluate_cmd(
-    predictions: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="A predictions.jsonl file.")],
+    predictions: Annotated[Path | None, typer.Option(exists=True, dir_okay=False,
+                                                     help="A predictions.jsonl file.")] = None,
     tasks: TasksOpt = None,
     run_dir: RunDirOpt = None,
     workers: WorkersOpt = 1,
     timeout: Annotated[int | None, typer.Option(min=1, help="Override each task's timeout (s).")] = None,
+    regrade: Annotated[Path | None, typer.Option(exists=True, file_okay=False, help="Re-grade this finished run "
+                                                 "from its kept data, without a sandbox.")] = None,
+    write: Annotated[bool, typer.Option(help="With --regrade: append the re-graded records.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Evaluate predictions in the sandbox into evaluations.jsonl (resumable), then report."""
+    """Evaluate predictions in the sandbox into evaluations.jsonl (resumable), then report; or re-grade a run."""
     ts = _load(tasks)
+    if regrade is not None:
+        _regrade(ts, regrade, write, as_json)
+        return
+    if predictions is None:
+        raise typer.BadParameter("give --predictions FILE (or --regrade RUN_DIR)")
     rd = run_dir or predictions.parent
     _evaluate(ts, predictions, rd, workers, timeout)
     _report(ts, [rd], as_json)
+
+
+def _regrade(ts: TaskSet, run_dir: Path, write: bool, as_json: bool) -> None:
+    rows = regrade_run(run_dir, ts)
+    changed = [r for r in rows if not r.same]
+    if write and changed:
+        writer = JsonlWriter(run_dir / "evaluations.jsonl")
+        for r in changed:
+            writer.write(r.after)
+    if as_json:
+        _emit_json({"evaluations": len(rows), "same": len(rows) - len(changed),
+                    "changed": [{"instance_id": r.before.instance_id, "model": r.before.model,
+                                 "sample": r.before.sample, "before": r.before.status.value,
+                                 "after": r.after.status.value, "reason": r.after.reason} for r in changed]})
+    else:
+        for r in changed:
+            out.print(f"{r.before.instance_id} {r.before.model}#{r.before.sample}: {r.before.status.value} -> "
+                      f"{r.after.status.value} ({r.after.reason})")
+        out.print(f"re-graded {len(rows)} evaluation(s): {len(rows) - len(changed)} identical, {len(changed)} changed")
+    if changed and not write:
+        raise typer.Exit(1)
 
 
 LabelsOpt = Annotated[Path | None, typer.Option(exists=True, dir_okay=False, help="Human labels (JSONL).")]

@@ -290,15 +290,23 @@ def _legacy_fields(p: Prepared, r: RunResult) -> dict[str, Any]:
                 forgeable=True)
 
 
-def _keep_outputs(p: Prepared) -> str:
-    """Keep the probe data beside the log (capped), so a finished run can be re-graded without a sandbox."""
-    data = read_capped(p.out / "outputs.jsonl", KEPT_OUTPUT_BYTES)
-    if data is None:
-        return ""
+def _keep_outputs(p: Prepared, r: RunResult) -> str:
+    """Keep the probe data beside the log (capped) with what else grading used, so that a finished run can be
+    re-graded from disk without a sandbox (`lmrbench evaluate --regrade`)."""
     dest = p.log.with_suffix(".outputs.jsonl")
     dest.parent.mkdir(parents=True, exist_ok=True)
-    dest.write_bytes(data)
+    dest.write_bytes(read_capped(p.out / "outputs.jsonl", KEPT_OUTPUT_BYTES) or b"")
+    run = RunFacts(exit_code=r.exit_code, timed_out=r.timed_out, workspace_modules=sorted(_workspace_modules(p.ws)))
+    dest.with_suffix(".run.json").write_text(run.model_dump_json())
     return str(dest)
+
+
+class RunFacts(BaseModel):
+    """What grading a probe run needs besides its data; kept beside the data for re-grading."""
+
+    exit_code: int | None
+    timed_out: bool
+    workspace_modules: list[str]
 
 
 def finish(p: Prepared, r: RunResult | None, started: float) -> Evaluation:
@@ -309,7 +317,7 @@ def finish(p: Prepared, r: RunResult | None, started: float) -> Evaluation:
     fields = _grade_fields(p, r)
     if p.tampered:
         fields["reason"] = (fields["reason"] + f"; restored {len(p.tampered)} protected file(s)").lstrip("; ")
-    outputs = _keep_outputs(p) if p.grading is Grading.PROBE else ""
+    outputs = _keep_outputs(p, r) if p.grading is Grading.PROBE else ""
     return Evaluation(**p.base_fields(), **fields, exit_code=r.exit_code, isolation=r.isolation,
                       duration_s=duration, run_path=r.path, outputs_path=outputs)
 
