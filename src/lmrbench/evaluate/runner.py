@@ -105,23 +105,22 @@ def result_env(ws: Path) -> dict[str, str]:
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
-def _run_pytest(task: Task, impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int, log: Path,
-                hide: list[Path]) -> dict[str, Any]:
+def _run_pytest(task: Task, impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int,
+                log: Path) -> dict[str, Any]:
     nonce = secrets.token_hex(16)
     hidden = install_hidden_tests(task, ws, nonce)
     res = sandbox.exec([sys.executable, "-P", str(hidden / "_launcher.py"), str(hidden_test_path(task, impl))], ws,
-                       timeout, log, env=result_env(ws), readonly=[hidden], hide=hide)
+                       timeout, log, env=result_env(ws), readonly=[hidden])
     return grade_workspace(ws, nonce, res.exit_code, res.timed_out) | {"isolation": res.isolation}
 
 
-def _run_legacy(impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int, log: Path,
-                hide: list[Path]) -> dict[str, Any]:
+def _run_legacy(impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int, log: Path) -> dict[str, Any]:
     test = Path(impl.unit_test_file)
     logs_dir = ws / test.parent / "logs"
     if logs_dir.exists():
         shutil.rmtree(logs_dir)  # a stale log must not grade this run
     logs_dir.mkdir(parents=True)
-    res = sandbox.exec([sys.executable, str(test)], ws, timeout, log, env={"PYTHONPATH": str(ws)}, hide=hide)
+    res = sandbox.exec([sys.executable, str(test)], ws, timeout, log, env={"PYTHONPATH": str(ws)})
     verdict = legacy_verdict(logs_dir / f"{test.stem}.log", res.exit_code)
     if res.timed_out:
         status, reason = Status.TIMEOUT, "wall-clock timeout"
@@ -146,11 +145,6 @@ def note_tampered(fields: dict[str, Any], tampered: list[str]) -> dict[str, Any]
     if tampered:
         fields["reason"] = (fields["reason"] + f"; restored {len(tampered)} protected file(s)").lstrip("; ")
     return fields
-
-
-def hidden_paths(task: Task, work_dir: Path, log_dir: Path) -> list[Path]:
-    """What the sandbox must not see: all tasks (references), other runs' work and logs, the caller's cwd."""
-    return sorted({task.root.parent.resolve(), work_dir.resolve(), log_dir.resolve(), Path.cwd().resolve()})
 
 
 def workspace_name(task: Task, impl: Implementation, pred: Prediction, key: str) -> str:
@@ -185,11 +179,10 @@ def evaluate_one(
             return Evaluation(**base, status=Status.INVALID, reason=str(exc),
                               duration_s=round(time.monotonic() - start, 3))
         timeout = config.timeout_s or task.timeout_s
-        hide = hidden_paths(task, work_dir, log_dir)
         if task.layout is Layout.ORIGINAL:
-            fields = _run_legacy(impl, ws, sandbox, timeout, log, hide)
+            fields = _run_legacy(impl, ws, sandbox, timeout, log)
         else:
-            fields = _run_pytest(task, impl, ws, sandbox, timeout, log, hide)
+            fields = _run_pytest(task, impl, ws, sandbox, timeout, log)
         return Evaluation(**base, **note_tampered(fields, tampered), duration_s=round(time.monotonic() - start, 3))
     finally:
         if not config.keep_workspaces:

@@ -28,7 +28,6 @@ from lmrbench.evaluate.runner import (
     EvalConfig,
     evaluation_key,
     grade_workspace,
-    hidden_paths,
     hidden_test_path,
     install_hidden_tests,
     note_tampered,
@@ -115,7 +114,7 @@ def _serve(task: Task, jobs: list[dict], meta: dict, out: list[Evaluation | None
     start = time.monotonic()
     res = sandbox.exec([sys.executable, "-P", str(server_dir / "warm_server.py"), str(batch / "jobs.json"),
                         str(results_file), ",".join(PRELOAD)], batch, total, log_dir / f"{batch.name}.log",
-                       readonly=readonly, hide=hidden_paths(task, work_dir, log_dir))
+                       readonly=readonly)
     done = {}
     if results_file.is_file():
         for line in results_file.read_text().splitlines():
