@@ -26,6 +26,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from lmrbench.sandbox import cgroups
 from lmrbench.sandbox.base import ExecResult, Isolation, IsolationError, LimitHit, SandboxConfig
@@ -60,7 +61,7 @@ def _bwrap_usable(network: str, system_paths: tuple[str, ...]) -> bool:
             os.chmod(ws, 0o755)
             if _is_root():
                 os.chown(ws, PROBE_UID, PROBE_UID)
-            argv = _bwrap_argv(config, ws, [], [], PROBE_UID) + [shutil.which("true") or "/bin/true"]
+            argv = [*_bwrap_argv(config, ws, [], [], PROBE_UID), shutil.which("true") or "/bin/true"]
             return subprocess.run(argv, capture_output=True, timeout=20, cwd=ws).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
@@ -242,7 +243,7 @@ class LocalSandbox:
                           log_path=log_path, isolation=iso.model_copy(update={"uid": uid}), limits_hit=hits)
 
     def _run(self, cmd: list[str], ws: Path, readonly: list[Path], writable: list[Path], iso: Isolation, uid: int,
-             env: dict[str, str] | None, timeout_s: float, log: object) -> tuple[int | None, bool, list[LimitHit]]:
+             env: dict[str, str] | None, timeout_s: float, log: BinaryIO) -> tuple[int | None, bool, list[LimitHit]]:
         cfg = self.config
         mem = cfg.memory_mb * MB
         drop_to = uid if _is_root() and iso.filesystem != "bwrap" and not shutil.which("setpriv") else None
@@ -253,7 +254,7 @@ class LocalSandbox:
                 cwd=ws,
                 env=self._env(ws, env),
                 stdin=subprocess.DEVNULL,
-                stdout=log,  # type: ignore[arg-type]
+                stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
                 preexec_fn=functools.partial(self._preexec, groups.procs_files, drop_to),

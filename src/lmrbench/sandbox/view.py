@@ -74,6 +74,6 @@ def view_args(config: SandboxConfig, workspace: Path, readonly: list[Path], writ
             b.bind("--ro-bind", root)
     b.bind("--bind", workspace)
     extras = [("--ro-bind", p) for p in readonly] + [("--bind", p) for p in writable]
-    for kind, path in sorted(extras, key=lambda e: len(e[1].parts)):
-        b.bind(kind, path)
+    for kind, extra in sorted(extras, key=lambda e: len(e[1].parts)):
+        b.bind(kind, extra)
     return [*b.args, "--remount-ro", "/", "--chdir", str(workspace)]
