@@ -59,7 +59,7 @@ class EvalConfig(BaseModel):
 
     def settings_hash(self) -> str:
         """What in the settings can change a verdict (timeouts, limits, isolation), for evaluation keys."""
-        body = self.model_dump(exclude={"keep_workspaces"})
+        body = self.model_dump(mode="json", exclude={"keep_workspaces"})
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -250,9 +250,7 @@ def run_cold(p: Prepared, sandbox: Sandbox) -> RunResult:
     """Run one prepared item in its own sandbox."""
     before_run(p)
     cmd = command(p)
-    hide = sorted({p.task.root.parent.resolve(), p.item_dir.parent, p.log.parent, Path.cwd().resolve()})
-    res = sandbox.exec(cmd.argv, p.ws, p.timeout, p.log, env=cmd.env, readonly=cmd.readonly, hide=hide,
-                       writable=cmd.writable)
+    res = sandbox.exec(cmd.argv, p.ws, p.timeout, p.log, env=cmd.env, readonly=cmd.readonly, writable=cmd.writable)
     return RunResult(res.exit_code, res.timed_out, res.duration_s, res.isolation, "cold")
 
 

@@ -108,9 +108,8 @@ def _serve(prepared: list[Prepared], batch: Path, log_dir: Path,
     (batch / "jobs.json").write_text(json.dumps(jobs))
     results_file = batch / "results.jsonl"
     total = sum(int(j["timeout"]) for j in jobs) + 60
-    hide = sorted({prepared[0].task.root.parent.resolve(), batch.parent, log_dir, Path.cwd().resolve()})
     res = sandbox.exec([sys.executable, "-P", str(batch / "_server" / "warm_server.py"), str(batch / "jobs.json"),
-                        str(results_file), ",".join(PRELOAD)], batch, total, server_log, hide=hide)
+                        str(results_file), ",".join(PRELOAD)], batch, total, server_log)
     rows: dict[int, dict[str, Any]] = {}
     for line in (read_capped(results_file) or b"").decode(errors="replace").splitlines():
         try:

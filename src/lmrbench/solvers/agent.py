@@ -86,15 +86,13 @@ def instructions_text(task: Task, impl: Implementation) -> str:
 class Agent:
     """One episode on one implementation."""
 
-    def __init__(self, model: Model, limits: AgentLimits, sandbox: Sandbox | None = None,
-                 hide: list[Path] | None = None) -> None:
+    def __init__(self, model: Model, limits: AgentLimits, sandbox: Sandbox | None = None) -> None:
         self.model, self.limits = model, limits
-        self.sandbox = sandbox or LocalSandbox()
-        self.hide = hide or []  # the tasks (references, hidden tests), the run directory, the project
+        self.sandbox = sandbox or LocalSandbox()  # sees only the workspace: no tasks, run directory or project
 
     def _execute(self, command: str, ws: Path, log_dir: Path, n: int) -> str:
         log = log_dir / f"cmd{n:03d}.log"
-        res = self.sandbox.exec(["bash", "-lc", command], ws, self.limits.command_timeout_s, log, hide=self.hide)
+        res = self.sandbox.exec(["bash", "-lc", command], ws, self.limits.command_timeout_s, log)
         text = log.read_text(encoding="utf-8", errors="replace")
         if len(text) > self.limits.output_chars:
             half = self.limits.output_chars // 2
@@ -196,8 +194,7 @@ def agent_prediction(task: Task, impl: Implementation, model: Model, paper: Pape
     ws = prepare_workspace(task, impl, paper, run_dir / "agent_work" / name)
     traj_path = run_dir / "trajectories" / f"{name}.json"
     traj_path.parent.mkdir(parents=True, exist_ok=True)
-    hide = [task.root.parent.resolve(), run_dir.resolve(), Path.cwd().resolve()]
-    traj = Agent(model, limits, hide=hide).run(task, impl, paper, ws, traj_path, sample)
+    traj = Agent(model, limits).run(task, impl, paper, ws, traj_path, sample)
     final = run_dir / "workspaces" / name
     if final.exists():
         shutil.rmtree(final)

@@ -123,7 +123,7 @@ def _input_fixtures(task: Task, check: bool, sandbox_config: SandboxConfig | Non
         log = Path(tmp) / "log.txt"
         res = LocalSandbox(sandbox_config).exec(
             [sys.executable, "_make_fixtures.py", "_fixtures_out"], ws, task.timeout_s * 3, log,
-            env={"PYTHONPATH": str(ws)}, hide=[task.root.parent.resolve(), Path.cwd().resolve()],
+            env={"PYTHONPATH": str(ws)},
         )
         out = ws / "_fixtures_out"
         if res.exit_code != 0 or not out.is_dir():
