@@ -10,9 +10,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from lmrbench.evaluate.models import Evaluation, Prediction, Status
-from lmrbench.evaluate.runner import EvalConfig, evaluate_one, evaluation_key, task_hash
+from lmrbench.evaluate.runner import EvalConfig, SandboxPool, evaluate_one, evaluation_key, task_hash
 from lmrbench.jsonl import JsonlWriter, read_lines
-from lmrbench.sandbox import LocalSandbox
 from lmrbench.tasks.loader import TaskSet
 
 Progress = Callable[[Evaluation], None]
@@ -71,7 +70,7 @@ def evaluate_predictions(
 ) -> list[Evaluation]:
     """Evaluate what is not yet in `out` (keyed by content hash) and append the results."""
     config = config or EvalConfig()
-    sandbox = LocalSandbox(config.sandbox)
+    sandboxes = SandboxPool(config)
     writer = JsonlWriter(out)
     finished = done_keys(out)
     results: list[Evaluation] = []
@@ -91,7 +90,7 @@ def evaluate_predictions(
 
     def one(item: tuple) -> Evaluation:
         task, impl, pred, key = item
-        return evaluate_one(task, impl, pred, work_dir, log_dir, config, sandbox, key)
+        return evaluate_one(task, impl, pred, work_dir, log_dir, config, sandboxes.for_task(task), key)
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = [pool.submit(one, item) for item in todo]

@@ -82,15 +82,26 @@ def grade(
     return Grade(Status.FAILED, passed, total, duration, reason)
 
 
+_EXPECTED: dict[tuple[str, int, int], ProbeData] = {}
+
+
 def load_expected(task: Task, probe_rel: str) -> ProbeData:
-    """The reference's outputs for one probe file (trusted: written by `lmrbench tasks fixtures`)."""
+    """The reference's outputs for one probe file (trusted: written by `lmrbench tasks fixtures`); parsed once
+    per file version."""
     assert task.tests_dir is not None
     rel = str(Path(probe_rel).relative_to(task.tests_dir.relative_to(task.root)))
     path = expected_path(task.tests_dir, rel)
-    data = read_capped(path)
-    if data is None:
+    try:
+        st = path.stat()
+    except OSError:
         return ProbeData(problem=f"no expected outputs at {path} (run `lmrbench tasks fixtures`)")
-    return parse_probe_output(data)
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    if key not in _EXPECTED:
+        data = read_capped(path)
+        if data is None:
+            return ProbeData(problem=f"expected outputs at {path} are unreadable")
+        _EXPECTED[key] = parse_probe_output(data)
+    return _EXPECTED[key]
 
 
 def grade_probe_data(task: Task, probe_rel: str, got: ProbeData, exit_code: int | None, timed_out: bool,

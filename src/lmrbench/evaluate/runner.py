@@ -16,10 +16,11 @@ import json
 import secrets
 import shutil
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -29,6 +30,7 @@ from lmrbench.evaluate.models import Evaluation, Grading, Prediction, Status
 from lmrbench.evaluate.probes import read_capped
 from lmrbench.sandbox import LocalSandbox, Sandbox, SandboxConfig
 from lmrbench.sandbox.base import Isolation
+from lmrbench.sandbox.template import PRELOADABLE, TemplateSandbox
 from lmrbench.tasks.schema import Implementation, Layout, Task
 
 RUNNER = Path(__file__).with_name("probe_runner.py")
@@ -54,13 +56,39 @@ class EvalConfig(BaseModel):
     """How evaluations run."""
 
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig, description="Isolation and limits.")
+    path: Literal["template", "cold"] = Field(
+        default="template",
+        description="'template': each evaluation is a child of a pre-warmed template process that isolates itself "
+        "as the cold sandbox would (falls back to cold where the kernel does not allow it); 'cold': a new sandboxed "
+        "interpreter per evaluation. Either way every evaluation has its own sandbox.",
+    )
     keep_workspaces: bool = Field(default=False, description="Keep each evaluation's workspace for debugging.")
     timeout_s: int | None = Field(default=None, ge=1, description="Override every task's own timeout.")
 
     def settings_hash(self) -> str:
         """What in the settings can change a verdict (timeouts, limits, isolation), for evaluation keys."""
-        body = self.model_dump(mode="json", exclude={"keep_workspaces"})
+        body = self.model_dump(mode="json", exclude={"keep_workspaces", "path"})
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class SandboxPool:
+    """The sandboxes of one run: a template backend per set of preloaded libraries, or the cold backend."""
+
+    def __init__(self, config: EvalConfig) -> None:
+        self.config = config
+        self.cold = LocalSandbox(config.sandbox)
+        self._templates: dict[tuple[str, ...], TemplateSandbox] = {}
+        self._lock = threading.Lock()
+
+    def for_task(self, task: Task) -> Sandbox:
+        """Only the task's declared requirements are preloaded (not torch for a task that does not use it)."""
+        if self.config.path == "cold":
+            return self.cold
+        preload = tuple(p for p in PRELOADABLE if p in task.requirements)
+        with self._lock:
+            if preload not in self._templates:
+                self._templates[preload] = TemplateSandbox(self.config.sandbox, preload)
+            return self._templates[preload]
 
 
 def task_hash(task: Task) -> str:
@@ -251,7 +279,7 @@ def run_cold(p: Prepared, sandbox: Sandbox) -> RunResult:
     before_run(p)
     cmd = command(p)
     res = sandbox.exec(cmd.argv, p.ws, p.timeout, p.log, env=cmd.env, readonly=cmd.readonly, writable=cmd.writable)
-    return RunResult(res.exit_code, res.timed_out, res.duration_s, res.isolation, "cold")
+    return RunResult(res.exit_code, res.timed_out, res.duration_s, res.isolation, res.path)
 
 
 def _workspace_modules(ws: Path) -> set[str]:
@@ -332,7 +360,7 @@ def evaluate_one(
 ) -> Evaluation:
     """Evaluate one prediction of one implementation in its own sandbox; never raises for what it contains."""
     config = config or EvalConfig()
-    sandbox = sandbox or LocalSandbox(config.sandbox)
+    sandbox = sandbox or SandboxPool(config).for_task(task)
     start = time.monotonic()
     key = key or evaluation_key(task_hash(task), pred, config)
     name = workspace_name(task, impl, pred, key)

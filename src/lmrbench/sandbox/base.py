@@ -69,7 +69,10 @@ class Isolation(BaseModel):
     """What isolation a command actually ran with; recorded with every result. None: not recorded (older)."""
 
     network: Literal["namespace", "none"]
-    filesystem: Literal["bwrap", "none"] = Field(description="'bwrap': the allow-list view.")
+    filesystem: Literal["bwrap", "template", "none"] = Field(
+        description="'bwrap': the allow-list view made by bubblewrap; 'template': the same view made by a pre-warmed "
+        "template's child in its own namespaces."
+    )
     processes: Literal["cgroup", "uid-rlimit", "rlimit", "none"] = Field(
         description="'cgroup': pids cgroup; 'uid-rlimit': RLIMIT_NPROC on a uid of its own; 'rlimit': RLIMIT_NPROC "
         "on a uid shared with other processes."
@@ -99,6 +102,9 @@ class ExecResult(BaseModel):
     log_path: Path = Field(description="Combined stdout and stderr.")
     isolation: Isolation
     limits_hit: list[LimitHit] = Field(default_factory=list, description="Sandbox limits the command ran into.")
+    path: Literal["cold", "template"] = Field(
+        default="cold", description="'cold': a new process in a new sandbox; 'template': a pre-warmed template's child."
+    )
 
 
 class Sandbox(Protocol):
