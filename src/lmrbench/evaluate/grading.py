@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from lmrbench.evaluate.models import LegacyVerdict, Status
+from lmrbench.safefs import read_beneath, read_file
 
+MAX_LEGACY_LOG_BYTES = 64 * 1024 * 1024
 MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 
@@ -68,10 +70,16 @@ def grade(
     return Grade(Status.FAILED, passed, total, duration, reason)
 
 
-def legacy_verdict(log: Path, exit_code: int | None) -> LegacyVerdict:
-    """The original LMR-Bench rule (a 'Passed' and no 'Failed' in the log), and the same plus exit code 0."""
-    if not log.is_file():
+def legacy_verdict(log: Path, exit_code: int | None, root: Path | None = None) -> LegacyVerdict:
+    """The original LMR-Bench rule (a 'Passed' and no 'Failed' in the log), and the same plus exit code 0.
+
+    With `root` (a workspace the candidate wrote to), the log is read below it without following any link, and
+    a link, a special file or a log over MAX_LEGACY_LOG_BYTES counts as no log."""
+    try:
+        data = read_beneath(root, log.relative_to(root), MAX_LEGACY_LOG_BYTES) if root else read_file(
+            log, MAX_LEGACY_LOG_BYTES)
+    except (OSError, ValueError):  # missing, or UnsafePath
         return LegacyVerdict(log_rule=False, strict=False, log_found=False)
-    text = log.read_text(encoding="utf-8", errors="replace")
+    text = data.decode("utf-8", errors="replace")
     rule = "Passed" in text and "Failed" not in text
     return LegacyVerdict(log_rule=rule, strict=rule and exit_code == 0, log_found=True)

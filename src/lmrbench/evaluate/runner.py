@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 import shutil
 import sys
@@ -16,6 +17,8 @@ from pydantic import BaseModel, Field
 from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_workspace, restore_protected
 from lmrbench.evaluate.grading import grade, legacy_verdict
 from lmrbench.evaluate.models import Evaluation, Prediction, Status
+from lmrbench.jsonl import MAX_DEPTH, within_depth
+from lmrbench.safefs import read_beneath
 from lmrbench.sandbox import LocalSandbox, Sandbox, SandboxConfig
 from lmrbench.tasks.schema import Implementation, Layout, Task
 
@@ -23,6 +26,7 @@ HIDDEN = "_hidden_tests"
 OUT = "_lmrbench_out"
 PLUGIN = Path(__file__).with_name("pytest_results_plugin.py")
 EVAL_VERSION = "1"
+MAX_RESULTS_BYTES = 16 * 1024 * 1024
 
 LAUNCHER = """\
 import os, sys
@@ -44,6 +48,9 @@ class EvalConfig(BaseModel):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig, description="Isolation and limits.")
     keep_workspaces: bool = Field(default=False, description="Keep each evaluation's workspace for debugging.")
     timeout_s: int | None = Field(default=None, ge=1, description="Override every task's own timeout.")
+    repo_root: Path | None = Field(
+        default=None, description="repo_dir predictions are read only under this folder; None rejects them."
+    )
 
 
 def task_hash(task: Task) -> str:
@@ -82,10 +89,10 @@ def install_hidden_tests(task: Task, ws: Path, nonce: str) -> Path:
 
 def grade_workspace(ws: Path, nonce: str, exit_code: int | None, timed_out: bool) -> dict[str, Any]:
     """Grade a finished pytest run from the results file the plugin left in the workspace."""
-    results_path = ws / OUT / "results.json"
-    try:
-        results = json.loads(results_path.read_text()) if results_path.is_file() else None
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    try:  # the candidate could have replaced it with a link, a FIFO, a huge or deeply nested file
+        results = json.loads(read_beneath(ws, f"{OUT}/results.json", MAX_RESULTS_BYTES))
+        results = results if within_depth(results, MAX_DEPTH) else None
+    except (OSError, ValueError, RecursionError, MemoryError):
         results = None
     g = grade(results, nonce, exit_code, timed_out, _workspace_modules(ws))
     return dict(status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
@@ -121,7 +128,7 @@ def _run_legacy(impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int, 
         shutil.rmtree(logs_dir)  # a stale log must not grade this run
     logs_dir.mkdir(parents=True)
     res = sandbox.exec([sys.executable, str(test)], ws, timeout, log, env={"PYTHONPATH": str(ws)})
-    verdict = legacy_verdict(logs_dir / f"{test.stem}.log", res.exit_code)
+    verdict = legacy_verdict(logs_dir / f"{test.stem}.log", res.exit_code, root=ws)
     if res.timed_out:
         status, reason = Status.TIMEOUT, "wall-clock timeout"
     else:
@@ -133,10 +140,10 @@ def _run_legacy(impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int, 
     )
 
 
-def prepare_workspace(task: Task, pred: Prediction, ws: Path) -> list[str]:
+def prepare_workspace(task: Task, pred: Prediction, ws: Path, repo_root: Path | None = None) -> list[str]:
     """Fresh workspace with the prediction applied; returns the protected files it had tampered with."""
     make_workspace(task, ws)
-    apply_prediction(pred, ws)
+    apply_prediction(pred, ws, repo_root)
     return restore_protected(task, ws)
 
 
@@ -148,7 +155,12 @@ def note_tampered(fields: dict[str, Any], tampered: list[str]) -> dict[str, Any]
 
 
 def workspace_name(task: Task, impl: Implementation, pred: Prediction, key: str) -> str:
-    return f"{task.task_id}__{impl.index}__{pred.model.replace('/', '_')}__{pred.sample}__{key[:10]}"
+    """A file name for one evaluation: a long or odd model name becomes a short prefix plus its hash."""
+    model = pred.model.replace("/", "_")
+    if len(model) > 64 or not re.fullmatch(r"[\w.+@=-]+", model) or model.startswith("."):
+        model = re.sub(r"[^\w.+@=-]", "_", model)[:40].lstrip(".") + "-" + hashlib.sha256(pred.model.encode(
+            errors="surrogatepass")).hexdigest()[:12]
+    return f"{task.task_id}__{impl.index}__{model}__{pred.sample}__{key[:10]}"
 
 
 def evaluate_one(
@@ -174,7 +186,7 @@ def evaluate_one(
                 sample=pred.sample, key=key, log_path=str(log))
     try:
         try:
-            tampered = prepare_workspace(task, pred, ws)
+            tampered = prepare_workspace(task, pred, ws, config.repo_root)
         except InvalidPrediction as exc:
             return Evaluation(**base, status=Status.INVALID, reason=str(exc),
                               duration_s=round(time.monotonic() - start, 3))
