@@ -118,7 +118,8 @@ def _run_pytest(task: Task, impl: Implementation, ws: Path, sandbox: Sandbox, ti
     hidden = install_hidden_tests(task, ws, nonce)
     res = sandbox.exec([sys.executable, "-P", str(hidden / "_launcher.py"), str(hidden_test_path(task, impl))], ws,
                        timeout, log, env=result_env(ws), readonly=[hidden])
-    return grade_workspace(ws, nonce, res.exit_code, res.timed_out) | {"isolation": res.isolation}
+    fields = grade_workspace(ws, nonce, res.exit_code, res.timed_out) | {"isolation": res.isolation}
+    return note_limits(fields, res.limits_hit)
 
 
 def _run_legacy(impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int, log: Path) -> dict[str, Any]:
@@ -134,10 +135,10 @@ def _run_legacy(impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int, 
     else:
         status = Status.PASSED if verdict.strict else Status.FAILED
         reason = "" if verdict.strict else f"legacy: log_rule={verdict.log_rule}, exit code {res.exit_code}"
-    return dict(
+    return note_limits(dict(
         status=status, tests_passed=int(verdict.strict), tests_total=1, reason=reason,
         exit_code=res.exit_code, isolation=res.isolation, legacy=verdict,
-    )
+    ), res.limits_hit)
 
 
 def prepare_workspace(task: Task, pred: Prediction, ws: Path, repo_root: Path | None = None) -> list[str]:
@@ -145,6 +146,13 @@ def prepare_workspace(task: Task, pred: Prediction, ws: Path, repo_root: Path | 
     make_workspace(task, ws)
     apply_prediction(pred, ws, repo_root)
     return restore_protected(task, ws)
+
+
+def note_limits(fields: dict[str, Any], hits: list[str]) -> dict[str, Any]:
+    """Add the sandbox limits the command ran into (memory, workspace, processes) to a result's reason."""
+    if hits:
+        fields["reason"] = (fields["reason"] + f"; sandbox limit hit: {', '.join(hits)}").lstrip("; ")
+    return fields
 
 
 def note_tampered(fields: dict[str, Any], tampered: list[str]) -> dict[str, Any]:
