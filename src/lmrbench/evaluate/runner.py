@@ -9,6 +9,7 @@ import secrets
 import shutil
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -148,7 +149,7 @@ def prepare_workspace(task: Task, pred: Prediction, ws: Path, repo_root: Path | 
     return restore_protected(task, ws)
 
 
-def note_limits(fields: dict[str, Any], hits: list[str]) -> dict[str, Any]:
+def note_limits(fields: dict[str, Any], hits: Sequence[str]) -> dict[str, Any]:
     """Add the sandbox limits the command ran into (memory, workspace, processes) to a result's reason."""
     if hits:
         fields["reason"] = (fields["reason"] + f"; sandbox limit hit: {', '.join(hits)}").lstrip("; ")
