@@ -19,6 +19,7 @@ FORBIDDEN_SUFFIXES = {".pth"}
 RESERVED = ("_hidden_tests", "_lmrbench_out", ".home", ".tmp")
 # What a repo_dir prediction may bring in.
 REPO_SKIP = frozenset({"__pycache__", ".git"})
+PSEUDO_FILESYSTEMS = ("/proc", "/sys", "/dev")
 MAX_REPO_FILES = 20_000
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_REPO_BYTES = 1024 * 1024 * 1024
@@ -115,6 +116,8 @@ def _apply_repo_dir(repo_dir: str, ws: Path, repo_root: Path | None) -> None:
         raise InvalidPrediction(f"repo_dir '{repo_dir[:300]}' does not exist") from exc
     if not src.is_relative_to(root):
         raise InvalidPrediction(f"repo_dir '{repo_dir[:300]}' is not under the repo root {root}")
+    if any(src == Path(p) or src.is_relative_to(p) for p in PSEUDO_FILESYSTEMS):
+        raise InvalidPrediction(f"repo_dir '{repo_dir[:300]}' is a special folder")
     if not src.is_dir():
         raise InvalidPrediction(f"repo_dir '{repo_dir[:300]}' is not a folder")
     shutil.rmtree(ws)
