@@ -26,6 +26,7 @@ from lmrbench.judge.run import judge_run, load_judgments
 from lmrbench.models import ModelSettings, get_model
 from lmrbench.papers import fetch_paper
 from lmrbench.report.bundle import collect, write_all
+from lmrbench.sandbox import IsolationError, IsolationLevel, LocalSandbox, SandboxConfig
 from lmrbench.solvers.agent import AgentLimits
 from lmrbench.tasks.fixtures import build_fixtures
 from lmrbench.tasks.lint import lint
@@ -186,9 +187,23 @@ def _run_dir(run_dir: Path | None, model: str) -> Path:
     return run_dir or Path("runs") / model.replace("/", "_")
 
 
-def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeout: int | None) -> list[Evaluation]:
+IsolationOpt = Annotated[IsolationLevel, typer.Option(
+    "--isolation", help="best: run with what this machine allows (recorded); full: refuse unless fully isolated.")]
+RepoRootOpt = Annotated[Path | None, typer.Option(
+    "--repo-root", file_okay=False, help="repo_dir predictions are read only under this folder "
+    "(default: 'workspaces/' beside the predictions file, where the agent solver leaves its workspaces).")]
+
+
+def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeout: int | None,
+              isolation: IsolationLevel = "best", repo_root: Path | None = None) -> list[Evaluation]:
     preds, invalid = load_predictions(predictions, ts)
-    config = EvalConfig(timeout_s=timeout)
+    config = EvalConfig(timeout_s=timeout, sandbox=SandboxConfig(isolation=isolation),
+                        repo_root=repo_root or predictions.parent / "workspaces")
+    try:
+        LocalSandbox(config.sandbox).isolation()
+    except (IsolationError, RuntimeError) as exc:
+        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2) from exc
     with Progress(TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
         job = bar.add_task("", total=len(preds))
@@ -335,6 +350,8 @@ def evaluate_cmd(
     regrade: Annotated[Path | None, typer.Option(exists=True, file_okay=False, help="Re-grade this finished run "
                                                  "from its kept data, without a sandbox.")] = None,
     write: Annotated[bool, typer.Option(help="With --regrade: append the re-graded records.")] = False,
+    isolation: IsolationOpt = "best",
+    repo_root: RepoRootOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Evaluate predictions in the sandbox into evaluations.jsonl (resumable), then report; or re-grade a run."""
@@ -345,7 +362,7 @@ def evaluate_cmd(
     if predictions is None:
         raise typer.BadParameter("give --predictions FILE (or --regrade RUN_DIR)")
     rd = run_dir or predictions.parent
-    _evaluate(ts, predictions, rd, workers, timeout)
+    _evaluate(ts, predictions, rd, workers, timeout, isolation, repo_root)
     _report(ts, [rd], as_json)
 
 
@@ -452,6 +469,7 @@ def run_cmd(
     no_cache: NoCacheOpt = False,
     run_dir: RunDirOpt = None,
     workers: WorkersOpt = 2,
+    isolation: IsolationOpt = "best",
     as_json: JsonOpt = False,
 ) -> None:
     """Generate, evaluate and report in one go (resumable)."""
@@ -460,7 +478,7 @@ def run_cmd(
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
                         max_steps, no_cache)
     _generate(ts, opts, rd, select)
-    _evaluate(ts, rd / "predictions.jsonl", rd, workers, None)
+    _evaluate(ts, rd / "predictions.jsonl", rd, workers, None, isolation)
     _report(ts, [rd], as_json)
 
 

@@ -35,14 +35,32 @@ def test_form_b_diff(toy_tasks, tmp_path):
     assert (ws / "calc/ops.py").read_text() == "".join(new)
 
 
-def test_form_c_repo_dir_drops_symlinks(toy_tasks, tmp_path):
+def test_form_c_repo_dir_under_the_repo_root(toy_tasks, tmp_path):
     task = toy_tasks.task("toy")
     revised = make_workspace(task, tmp_path / "revised")
     (revised / "calc/ops.py").write_text(GOOD)
+    ws = make_workspace(task, tmp_path / "ws")
+    apply_prediction(_pred(repo_dir=str(revised)), ws, repo_root=tmp_path)
+    assert (ws / "calc/ops.py").read_text() == GOOD and (ws / "calc/data.txt").is_file()
+
+
+def test_form_c_repo_dir_with_a_symlink_is_refused(toy_tasks, tmp_path):
+    task = toy_tasks.task("toy")
+    revised = make_workspace(task, tmp_path / "revised")
     (revised / "leak.py").symlink_to(task.root / "golden_files/ops_golden.py")
     ws = make_workspace(task, tmp_path / "ws")
-    apply_prediction(_pred(repo_dir=str(revised)), ws)
-    assert (ws / "calc/ops.py").read_text() == GOOD and not (ws / "leak.py").exists()
+    with pytest.raises(InvalidPrediction, match=r"'leak\.py' is a symlink"):
+        apply_prediction(_pred(repo_dir=str(revised)), ws, repo_root=tmp_path)
+
+
+def test_form_c_repo_dir_needs_a_repo_root(toy_tasks, tmp_path):
+    task = toy_tasks.task("toy")
+    revised = make_workspace(task, tmp_path / "revised")
+    ws = make_workspace(task, tmp_path / "ws")
+    with pytest.raises(InvalidPrediction, match="--repo-root"):
+        apply_prediction(_pred(repo_dir=str(revised)), ws)
+    with pytest.raises(InvalidPrediction, match="not under the repo root"):
+        apply_prediction(_pred(repo_dir=str(revised)), ws, repo_root=tmp_path / "ws")
 
 
 @pytest.mark.parametrize(
@@ -53,7 +71,7 @@ def test_form_c_repo_dir_drops_symlinks(toy_tasks, tmp_path):
         ({"functions": {"calc/ops.py": {"add_scaled": "def add_scaled(:\n"}}}, "does not parse"),
         ({"functions": {"calc/ops.py": {"add_scaled": "x = 1\n"}}}, "no definition"),
         ({"diff": "--- a/nope.py\n+++ b/nope.py\n@@ -1 +1 @@\n-a\n+b\n"}, "does not apply"),
-        ({"repo_dir": "/definitely/not/here"}, "not a folder"),
+        ({"repo_dir": "/definitely/not/here"}, "--repo-root"),
         ({"error": "rate limited"}, "generation failed"),
     ],
 )

@@ -2,17 +2,29 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
 from lmrbench.evaluate.models import Prediction
+from lmrbench.safefs import UnsafePath, read_beneath, walk_files
 from lmrbench.tasks.schema import Layout, Task
 from lmrbench.tasks.source import IMPORTS_KEY, SourceError, add_imports, definition_in, splice
 
 # Files a prediction may never add: they would run code before or around the hidden tests.
 FORBIDDEN_NAMES = {"sitecustomize.py", "usercustomize.py"}
 FORBIDDEN_SUFFIXES = {".pth"}
+# Top-level names the harness and the sandbox make in a workspace (hidden tests, results, HOME, TMPDIR).
+RESERVED = ("_hidden_tests", "_lmrbench_out", ".home", ".tmp")
+# What a repo_dir prediction may bring in.
+REPO_SKIP = frozenset({"__pycache__", ".git"})
+PSEUDO_FILESYSTEMS = ("/proc", "/sys", "/dev")
+MAX_REPO_FILES = 20_000
+MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_REPO_BYTES = 1024 * 1024 * 1024
+# Errors the source tools raise on hostile code (a 100,000-term expression overflows the parser's recursion).
+SOURCE_ERRORS = (SourceError, SyntaxError, ValueError, RecursionError, MemoryError)
 
 
 class InvalidPrediction(ValueError):
@@ -28,7 +40,10 @@ def make_workspace(task: Task, dest: Path) -> Path:
 
 
 def _inside(root: Path, rel: str) -> Path:
-    path = (root / rel).resolve()
+    try:
+        path = (root / rel).resolve()
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise InvalidPrediction(f"path '{rel[:200]}' is not a usable file name") from exc
     if not path.is_relative_to(root.resolve()):
         raise InvalidPrediction(f"path '{rel}' escapes the repository")
     return path
@@ -40,43 +55,98 @@ def _apply_functions(functions: dict[str, dict[str, str]], ws: Path) -> None:
         if not path.is_file():
             raise InvalidPrediction(f"file '{rel}' is not in the repository")
         text = path.read_text(encoding="utf-8")
-        if IMPORTS_KEY in defs:
-            text = add_imports(text, defs[IMPORTS_KEY])
+        try:
+            if IMPORTS_KEY in defs:
+                text = add_imports(text, defs[IMPORTS_KEY])
+        except SOURCE_ERRORS as exc:
+            raise InvalidPrediction(f"{rel}: imports: {type(exc).__name__}: {str(exc)[:300]}") from exc
         for qualname, src in defs.items():
             if qualname == IMPORTS_KEY:
                 continue
             try:
                 text = splice(text, qualname, definition_in(src, qualname))
-            except SourceError as exc:
-                raise InvalidPrediction(f"{rel}: {qualname}: {exc}") from exc
-        path.write_text(text, encoding="utf-8")
+            except SOURCE_ERRORS as exc:
+                raise InvalidPrediction(f"{rel}: {qualname}: {type(exc).__name__}: {str(exc)[:300]}") from exc
+        try:
+            path.write_text(text, encoding="utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidPrediction(f"{rel}: not valid UTF-8 text ({exc.reason})") from exc
+
+
+def _git_env(ws: Path) -> dict[str, str]:
+    """git without the caller's GIT_* settings, and never discovering a repository above the workspace."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    return env | {"GIT_CEILING_DIRECTORIES": str(ws.parent), "GIT_CONFIG_NOSYSTEM": "1"}
 
 
 def _apply_diff(diff: str, ws: Path) -> None:
     patch = ws.parent / f"{ws.name}.patch"
-    patch.write_text(diff if diff.endswith("\n") else diff + "\n", encoding="utf-8")
+    try:
+        patch.write_text(diff if diff.endswith("\n") else diff + "\n", encoding="utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidPrediction(f"diff is not valid UTF-8 text ({exc.reason})") from exc
+    first_error = ""
     try:
         for strip in ("-p1", "-p0"):
-            proc = subprocess.run(
-                ["git", "apply", strip, "--whitespace=nowarn", str(patch)], cwd=ws, capture_output=True, text=True
-            )
+            proc = subprocess.run(["git", "apply", strip, "--whitespace=nowarn", str(patch)], cwd=ws,
+                                  capture_output=True, text=True, errors="replace", env=_git_env(ws), timeout=120)
             if proc.returncode == 0:
                 return
-        raise InvalidPrediction(f"diff does not apply: {proc.stderr.strip().splitlines()[-1:]}")
+            # -p1 is the usual form; its message is the useful one
+            first_error = first_error or _git_message(proc.stderr)
+        raise InvalidPrediction(f"diff does not apply: {first_error}")
+    except subprocess.TimeoutExpired as exc:
+        raise InvalidPrediction("diff does not apply: git apply took over 120 s") from exc
     finally:
         patch.unlink(missing_ok=True)
 
 
-def _apply_repo_dir(repo_dir: str, ws: Path) -> None:
-    src = Path(repo_dir)
+def _git_message(stderr: str) -> str:
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if ln.startswith("error:")]
+    return "; ".join((errors or lines or ["(no message)"])[:3])[:500]
+
+
+def _apply_repo_dir(repo_dir: str, ws: Path, repo_root: Path | None) -> None:
+    if repo_root is None:
+        raise InvalidPrediction("repo_dir predictions are read only under a folder you name (--repo-root)")
+    try:
+        root, src = repo_root.resolve(strict=True), Path(repo_dir).resolve(strict=True)
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise InvalidPrediction(f"repo_dir '{repo_dir[:300]}' does not exist") from exc
+    if not src.is_relative_to(root):
+        raise InvalidPrediction(f"repo_dir '{repo_dir[:300]}' is not under the repo root {root}")
+    if any(src == Path(p) or src.is_relative_to(p) for p in PSEUDO_FILESYSTEMS):
+        raise InvalidPrediction(f"repo_dir '{repo_dir[:300]}' is a special folder")
     if not src.is_dir():
-        raise InvalidPrediction(f"repo_dir '{repo_dir}' is not a folder")
+        raise InvalidPrediction(f"repo_dir '{repo_dir[:300]}' is not a folder")
     shutil.rmtree(ws)
-    # Symlinks are dropped: they could point at files outside the workspace.
-    shutil.copytree(src, ws, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".git"))
-    for path in sorted(ws.rglob("*"), reverse=True):
-        if path.is_symlink():
-            path.unlink()
+    ws.mkdir()
+    total = 0
+    try:
+        for rel in walk_files(src, REPO_SKIP, MAX_REPO_FILES):
+            if rel.endswith(".pyc"):
+                continue
+            data = read_beneath(src, rel, MAX_FILE_BYTES)
+            total += len(data)
+            if total > MAX_REPO_BYTES:
+                raise UnsafePath(f"more than {MAX_REPO_BYTES:,} bytes in all")
+            (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+            (ws / rel).write_bytes(data)
+    except (UnsafePath, OSError) as exc:
+        raise InvalidPrediction(f"repo_dir: {exc}") from exc
+
+
+def check_tree(ws: Path) -> None:
+    """After applying: no links, hard links or special files anywhere, and no reserved top-level name."""
+    for name in RESERVED:
+        if os.path.lexists(ws / name):
+            raise InvalidPrediction(f"the prediction made '{name}', a name the harness reserves")
+    try:
+        for _ in walk_files(ws, frozenset({"__pycache__"})):
+            pass
+    except UnsafePath as exc:
+        raise InvalidPrediction(f"the prediction made {exc}") from exc
 
 
 def protected_files(task: Task) -> list[Path]:
@@ -97,12 +167,15 @@ def restore_protected(task: Task, ws: Path) -> list[str]:
     touched = []
     for rel in protected_files(task):
         pristine, here = task.repo_dir / rel, ws / rel
-        if not here.is_file() or here.read_bytes() != pristine.read_bytes():
-            touched.append(str(rel))
-            here.parent.mkdir(parents=True, exist_ok=True)
-            if here.is_dir():
-                shutil.rmtree(here)
-            shutil.copyfile(pristine, here)
+        try:
+            if not here.is_file() or here.read_bytes() != pristine.read_bytes():
+                touched.append(str(rel))
+                here.parent.mkdir(parents=True, exist_ok=True)
+                if here.is_dir():
+                    shutil.rmtree(here)
+                shutil.copyfile(pristine, here)
+        except OSError as exc:
+            raise InvalidPrediction(f"cannot restore protected file '{rel}': {exc.strerror}") from exc
     for path in list(ws.rglob("*")):
         if path.is_file() and (path.name in FORBIDDEN_NAMES or path.suffix in FORBIDDEN_SUFFIXES):
             touched.append(str(path.relative_to(ws)))
@@ -110,13 +183,16 @@ def restore_protected(task: Task, ws: Path) -> list[str]:
     return touched
 
 
-def apply_prediction(pred: Prediction, ws: Path) -> None:
-    """Apply one prediction in place; raises InvalidPrediction."""
+def apply_prediction(pred: Prediction, ws: Path, repo_root: Path | None = None) -> None:
+    """Apply one prediction in place, then refuse links and special files; raises InvalidPrediction.
+
+    A repo_dir prediction is read only when it lies under `repo_root`."""
     if pred.error is not None:
-        raise InvalidPrediction(f"generation failed: {pred.error}")
+        raise InvalidPrediction(f"generation failed: {pred.error[:500]}")
     if pred.functions is not None:
         _apply_functions(pred.functions, ws)
     elif pred.diff is not None:
         _apply_diff(pred.diff, ws)
     elif pred.repo_dir is not None:
-        _apply_repo_dir(pred.repo_dir, ws)
+        _apply_repo_dir(pred.repo_dir, ws, repo_root)
+    check_tree(ws)

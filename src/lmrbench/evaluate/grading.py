@@ -18,10 +18,12 @@ from lmrbench.evaluate.probes import (
     read_probe_output,
     task_checks,
 )
+from lmrbench.safefs import read_beneath, read_file
 from lmrbench.tasks.schema import Task
 
 MAX_FAILURES = 10
 
+MAX_LEGACY_LOG_BYTES = 64 * 1024 * 1024
 MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 
@@ -142,10 +144,16 @@ def grade_probe(task: Task, probe_rel: str, outputs: Path, exit_code: int | None
     return grade_probe_data(task, probe_rel, read_probe_output(outputs), exit_code, timed_out, workspace_modules)
 
 
-def legacy_verdict(log: Path, exit_code: int | None) -> LegacyVerdict:
-    """The original LMR-Bench rule (a 'Passed' and no 'Failed' in the log), and the same plus exit code 0."""
-    if not log.is_file():
+def legacy_verdict(log: Path, exit_code: int | None, root: Path | None = None) -> LegacyVerdict:
+    """The original LMR-Bench rule (a 'Passed' and no 'Failed' in the log), and the same plus exit code 0.
+
+    With `root` (a workspace the candidate wrote to), the log is read below it without following any link, and
+    a link, a special file or a log over MAX_LEGACY_LOG_BYTES counts as no log."""
+    try:
+        data = read_beneath(root, log.relative_to(root), MAX_LEGACY_LOG_BYTES) if root else read_file(
+            log, MAX_LEGACY_LOG_BYTES)
+    except (OSError, ValueError):  # missing, or UnsafePath
         return LegacyVerdict(log_rule=False, strict=False, log_found=False)
-    text = log.read_text(encoding="utf-8", errors="replace")
+    text = data.decode("utf-8", errors="replace")
     rule = "Passed" in text and "Failed" not in text
     return LegacyVerdict(log_rule=rule, strict=rule and exit_code == 0, log_found=True)

@@ -10,7 +10,7 @@ from lmrbench.evaluate.batch import latest_evaluations
 from lmrbench.evaluate.grading import grade_probe_data
 from lmrbench.evaluate.models import Evaluation, Grading, Status
 from lmrbench.evaluate.probes import read_capped, read_probe_output
-from lmrbench.evaluate.runner import RunFacts
+from lmrbench.evaluate.runner import RunFacts, with_notes
 from lmrbench.tasks.loader import TaskSet
 
 
@@ -43,9 +43,7 @@ def regrade_one(ev: Evaluation, tasks: TaskSet, run_dir: Path) -> Evaluation:
     task, impl = tasks.resolve(ev.instance_id)
     g = grade_probe_data(task, impl.unit_test_file, read_probe_output(outputs), facts.exit_code, facts.timed_out,
                          set(facts.workspace_modules))
-    reason = g.reason
-    if ev.reason.endswith("protected file(s)"):  # the tamper note is a fact of preparation, not of grading
-        reason = (reason + "; " + ev.reason.rsplit("; ", 1)[-1]).lstrip("; ")
+    reason = with_notes(g.reason, facts.limits_hit, facts.tampered)
     return ev.model_copy(update={"status": g.status, "tests_passed": g.passed, "tests_total": g.total,
                                  "tests_duration_s": g.tests_duration_s, "reason": reason, "failures": g.failures})
 

@@ -28,6 +28,7 @@ from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_wo
 from lmrbench.evaluate.grading import grade, grade_probe, legacy_verdict
 from lmrbench.evaluate.models import Evaluation, Grading, Prediction, Status
 from lmrbench.evaluate.probes import read_capped
+from lmrbench.jsonl import MAX_DEPTH, within_depth
 from lmrbench.sandbox import LocalSandbox, Sandbox, SandboxConfig
 from lmrbench.sandbox.base import Isolation
 from lmrbench.sandbox.template import PRELOADABLE, TemplateSandbox
@@ -37,6 +38,7 @@ RUNNER = Path(__file__).with_name("probe_runner.py")
 PLUGIN = Path(__file__).with_name("pytest_results_plugin.py")
 EVAL_VERSION = "2"
 KEPT_OUTPUT_BYTES = 8 * 1024 * 1024
+MAX_RESULTS_BYTES = 16 * 1024 * 1024
 
 LAUNCHER = """\
 import os, sys
@@ -64,10 +66,13 @@ class EvalConfig(BaseModel):
     )
     keep_workspaces: bool = Field(default=False, description="Keep each evaluation's workspace for debugging.")
     timeout_s: int | None = Field(default=None, ge=1, description="Override every task's own timeout.")
+    repo_root: Path | None = Field(
+        default=None, description="repo_dir predictions are read only under this folder; None rejects them."
+    )
 
     def settings_hash(self) -> str:
         """What in the settings can change a verdict (timeouts, limits, isolation), for evaluation keys."""
-        body = self.model_dump(mode="json", exclude={"keep_workspaces", "path"})
+        body = self.model_dump(mode="json", exclude={"keep_workspaces", "path", "repo_root"})
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -206,7 +211,7 @@ def prepare(task: Task, impl: Implementation, pred: Prediction, item_dir: Path, 
     p.hidden.mkdir()
     try:
         make_workspace(task, p.ws)
-        apply_prediction(pred, p.ws)
+        apply_prediction(pred, p.ws, config.repo_root)
         p.tampered = restore_protected(task, p.ws)
     except InvalidPrediction as exc:
         p.invalid = str(exc)
@@ -257,6 +262,7 @@ class RunResult:
     duration_s: float
     isolation: Isolation | None
     path: str = "cold"
+    limits_hit: list[str] = field(default_factory=list)
 
 
 def _legacy_logs(p: Prepared) -> Path:
@@ -279,7 +285,7 @@ def run_cold(p: Prepared, sandbox: Sandbox) -> RunResult:
     before_run(p)
     cmd = command(p)
     res = sandbox.exec(cmd.argv, p.ws, p.timeout, p.log, env=cmd.env, readonly=cmd.readonly, writable=cmd.writable)
-    return RunResult(res.exit_code, res.timed_out, res.duration_s, res.isolation, res.path)
+    return RunResult(res.exit_code, res.timed_out, res.duration_s, res.isolation, res.path, list(res.limits_hit))
 
 
 def _workspace_modules(ws: Path) -> set[str]:
@@ -293,10 +299,11 @@ def _grade_fields(p: Prepared, r: RunResult) -> dict[str, Any]:
         return dict(status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
                     reason=g.reason, failures=g.failures)
     if p.grading is Grading.PYTEST:
-        raw = read_capped(p.out / "results.json")
-        try:
+        raw = read_capped(p.out / "results.json", MAX_RESULTS_BYTES)
+        try:  # the candidate could have replaced it with a link, a FIFO, a huge or deeply nested file
             results = json.loads(raw) if raw is not None else None
-        except (ValueError, RecursionError):
+            results = results if within_depth(results, MAX_DEPTH) else None
+        except (ValueError, RecursionError, MemoryError):
             results = None
         g = grade(results, p.nonce, r.exit_code, r.timed_out, _workspace_modules(p.ws))
         return dict(status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
@@ -306,7 +313,7 @@ def _grade_fields(p: Prepared, r: RunResult) -> dict[str, Any]:
 
 def _legacy_fields(p: Prepared, r: RunResult) -> dict[str, Any]:
     test = Path(p.impl.unit_test_file)
-    verdict = legacy_verdict(_legacy_logs(p) / f"{test.stem}.log", r.exit_code)
+    verdict = legacy_verdict(_legacy_logs(p) / f"{test.stem}.log", r.exit_code, root=p.ws)
     if r.timed_out:
         status, reason = Status.TIMEOUT, "wall-clock timeout"
     else:
@@ -316,13 +323,23 @@ def _legacy_fields(p: Prepared, r: RunResult) -> dict[str, Any]:
                 forgeable=True)
 
 
+def with_notes(reason: str, limits_hit: list[str], tampered: int) -> str:
+    """A graded reason plus what else happened: sandbox limits hit, protected files restored."""
+    if limits_hit:
+        reason = (reason + f"; sandbox limit hit: {', '.join(limits_hit)}").lstrip("; ")
+    if tampered:
+        reason = (reason + f"; restored {tampered} protected file(s)").lstrip("; ")
+    return reason
+
+
 def _keep_outputs(p: Prepared, r: RunResult) -> str:
     """Keep the probe data beside the log (capped) with what else grading used, so that a finished run can be
     re-graded from disk without a sandbox (`lmrbench evaluate --regrade`)."""
     dest = p.log.with_suffix(".outputs.jsonl")
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_bytes(read_capped(p.out / "outputs.jsonl", KEPT_OUTPUT_BYTES) or b"")
-    run = RunFacts(exit_code=r.exit_code, timed_out=r.timed_out, workspace_modules=sorted(_workspace_modules(p.ws)))
+    run = RunFacts(exit_code=r.exit_code, timed_out=r.timed_out, workspace_modules=sorted(_workspace_modules(p.ws)),
+                   limits_hit=r.limits_hit, tampered=len(p.tampered))
     dest.with_suffix(".run.json").write_text(run.model_dump_json())
     return str(dest)
 
@@ -333,6 +350,8 @@ class RunFacts(BaseModel):
     exit_code: int | None
     timed_out: bool
     workspace_modules: list[str]
+    limits_hit: list[str] = Field(default_factory=list)
+    tampered: int = 0
 
 
 def finish(p: Prepared, r: RunResult | None, started: float) -> Evaluation:
@@ -341,8 +360,7 @@ def finish(p: Prepared, r: RunResult | None, started: float) -> Evaluation:
     if p.invalid or r is None:
         return Evaluation(**p.base_fields(), status=Status.INVALID, reason=p.invalid, duration_s=duration)
     fields = _grade_fields(p, r)
-    if p.tampered:
-        fields["reason"] = (fields["reason"] + f"; restored {len(p.tampered)} protected file(s)").lstrip("; ")
+    fields["reason"] = with_notes(fields["reason"], r.limits_hit, len(p.tampered))
     outputs = _keep_outputs(p, r) if p.grading is Grading.PROBE else ""
     return Evaluation(**p.base_fields(), **fields, exit_code=r.exit_code, isolation=r.isolation,
                       duration_s=duration, run_path=r.path, outputs_path=outputs)

@@ -44,8 +44,9 @@ def reference_code(impl: Implementation) -> str:
     return "\n\n".join(extract(golden, t) for t in impl.targets) if impl.targets else golden
 
 
-def candidate_code(task: Task, impl: Implementation, pred: Prediction) -> str | None:
-    """The candidate's definitions of the targets, or None when there is nothing to judge."""
+def candidate_code(task: Task, impl: Implementation, pred: Prediction, repo_root: Path | None = None) -> str | None:
+    """The candidate's definitions of the targets, or None when there is nothing to judge. A repo_dir
+    prediction is read only under `repo_root` (a run's own `workspaces/`, where the agent solver leaves them)."""
     if pred.error is not None:
         return None
     if pred.functions is not None and impl.targets:
@@ -55,10 +56,10 @@ def candidate_code(task: Task, impl: Implementation, pred: Prediction) -> str | 
     with tempfile.TemporaryDirectory(prefix="lmrbench-judge-") as tmp:
         ws = make_workspace(task, Path(tmp) / "repo")
         try:
-            apply_prediction(pred, ws)
+            apply_prediction(pred, ws, repo_root)
             text = (ws / impl.goal_file).read_text(encoding="utf-8")
             return "\n\n".join(extract(text, t) for t in impl.targets) if impl.targets else text
-        except (InvalidPrediction, SourceError, OSError):
+        except (InvalidPrediction, SourceError, OSError, SyntaxError, ValueError, RecursionError, MemoryError):
             return None
 
 
@@ -119,7 +120,7 @@ def judge_run(run_dir: Path, tasks: TaskSet, judges: list[Model], concurrency: i
         futures = []
         for pred in preds:
             task, impl = tasks.resolve(pred.instance_id)
-            candidate = candidate_code(task, impl, pred)
+            candidate = candidate_code(task, impl, pred, run_dir / "workspaces")
             for judge in judges:
                 if judgment_key(judge.name, pred, candidate) not in done:
                     futures.append(pool.submit(judge_one, task, impl, pred, judge, candidate))

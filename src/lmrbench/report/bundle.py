@@ -11,10 +11,12 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from lmrbench.evaluate.batch import latest_evaluations, load_predictions
+from lmrbench.evaluate.models import Evaluation, Prediction
 from lmrbench.judge.agreement import Agreement, agreement_table
 from lmrbench.judge.models import HumanLabel
 from lmrbench.judge.run import candidate_code, load_judgments, reference_code
 from lmrbench.report.scoring import ModelScore, score_run
+from lmrbench.safefs import read_tail
 from lmrbench.tasks.loader import TaskSet
 
 
@@ -38,11 +40,44 @@ class ReportData(BaseModel):
     agreement: list[Agreement]
 
 
-def _tail(path: str, lines: int = 60) -> str:
-    p = Path(path)
-    if not path or not p.is_file():
+LOG_TAIL_BYTES = 16 * 1024  # of each test log, in every report
+MAX_DIFF_CHARS = 64 * 1024
+MAX_REASON_CHARS = 2000
+
+
+def _tail(path: str, run_dir: Path, lines: int = 60) -> str:
+    """The end of a test log: at most LOG_TAIL_BYTES and `lines` lines, only from inside the run directory, never
+    through a link (a 240 MB log, or a log_path naming a host file, must not end up in a report)."""
+    if not path:
         return "(no log)"
-    return "\n".join(p.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+    p = Path(path)
+    try:
+        if not p.resolve().is_relative_to(run_dir.resolve()):
+            return "(log outside the run directory: not shown)"
+        text = read_tail(p, LOG_TAIL_BYTES)
+    except (OSError, ValueError, RuntimeError):
+        return "(no log)"
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def _cap(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + f"\n... [{len(text) - limit:,} characters cut]"
+
+
+def _candidate_diff(tasks: TaskSet, ev: Evaluation, pred: Prediction | None, run_dir: Path) -> str:
+    if pred is None:
+        return ""
+    task, impl = tasks.resolve(ev.instance_id)
+    try:
+        cand = candidate_code(task, impl, pred, run_dir / "workspaces")
+    except (RecursionError, MemoryError, ValueError, OSError):  # hostile source the parser cannot take
+        return "(candidate code could not be read)"
+    if cand is None:
+        return ""
+    ref = reference_code(impl)
+    diff = "".join(difflib.unified_diff(ref.splitlines(keepends=True), cand.splitlines(keepends=True),
+                                        "reference", "candidate"))
+    return _cap(diff, MAX_DIFF_CHARS)
 
 
 def collect(run_dirs: list[Path], tasks: TaskSet, labels: list[HumanLabel] | None = None) -> ReportData:
@@ -57,20 +92,13 @@ def collect(run_dirs: list[Path], tasks: TaskSet, labels: list[HumanLabel] | Non
         scores += score_run(rd.name, evals, preds, judgments, tasks)
         by_pred = {(p.instance_id, p.model, p.sample): p for p in preds}
         for ev in sorted(evals, key=lambda e: (e.model, e.instance_id, e.sample)):
-            pred = by_pred.get((ev.instance_id, ev.model, ev.sample))
-            diff = ""
-            if pred is not None:
-                task, impl = tasks.resolve(ev.instance_id)
-                cand = candidate_code(task, impl, pred)
-                if cand is not None:
-                    ref = reference_code(impl)
-                    diff = "".join(difflib.unified_diff(ref.splitlines(keepends=True), cand.splitlines(keepends=True),
-                                                        "reference", "candidate"))
+            diff = _candidate_diff(tasks, ev, by_pred.get((ev.instance_id, ev.model, ev.sample)), rd)
             notes = [(j.judge, f"category {j.category}: {j.rationale}" if j.category else f"{j.status}: {j.detail}")
                      for j in judgments if (j.instance_id, j.model, j.sample) == (ev.instance_id, ev.model, ev.sample)]
             drills.append(Drill(instance_id=ev.instance_id, model=ev.model, sample=ev.sample, status=ev.status.value,
-                                tests_passed=ev.tests_passed, tests_total=ev.tests_total, reason=ev.reason,
-                                diff=diff, log_tail=_tail(ev.log_path), judge_notes=notes))
+                                tests_passed=ev.tests_passed, tests_total=ev.tests_total,
+                                reason=_cap(ev.reason, MAX_REASON_CHARS), diff=diff, log_tail=_tail(ev.log_path, rd),
+                                judge_notes=notes))
     scores.sort(key=lambda s: -s.pass_rate.value)
     agree = agreement_table(all_judgments, labels) if labels else []
     return ReportData(runs=[str(r) for r in run_dirs], scores=scores, drills=drills, agreement=agree)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import json
 
-from lmrbench.report.bundle import Drill, ReportData
+from lmrbench.report.bundle import LOG_TAIL_BYTES, Drill, ReportData
 from lmrbench.report.scoring import ModelScore
 
 CSS = """
@@ -48,6 +48,7 @@ document.addEventListener('DOMContentLoaded', function () {
 });
 """
 
+LOG_TAIL_CHARS = LOG_TAIL_BYTES  # a drill read from elsewhere is cut again here
 PALETTE = ["#3b6fb6", "#d9822b", "#2f9e44", "#ae3ec9", "#e03131", "#1098ad", "#5c940d", "#862e9c"]
 
 
@@ -170,7 +171,8 @@ def drill_down(drills: list[Drill]) -> str:
             f"{_e(d.model)} #{d.sample} &middot; {d.tests_passed}/{d.tests_total} tests "
             f'<span class="muted">{_e(d.reason)}</span></summary>'
             f"<h4>Candidate vs reference</h4><pre>{_e(d.diff or '(identical or unavailable)')}</pre>"
-            f"<h4>Judge</h4><ul>{judges}</ul><h4>Test log (tail)</h4><pre>{_e(d.log_tail)}</pre></details>")
+            f"<h4>Judge</h4><ul>{judges}</ul><h4>Test log (tail)</h4><pre>{_e(d.log_tail[-LOG_TAIL_CHARS:])}</pre>"
+            "</details>")
     return "".join(out)
 
 

@@ -17,6 +17,7 @@ SYSTEM_PATHS = (
 )
 
 LimitHit = Literal["memory", "workspace", "processes"]
+IsolationLevel = Literal["best", "full"]
 
 
 class SandboxConfig(BaseModel):
@@ -28,7 +29,7 @@ class SandboxConfig(BaseModel):
         description="'bwrap': an allow-list view (system paths, the Python in use, the workspace, nothing else); "
         "'auto' uses it when bubblewrap works here; 'none' relies on the unprivileged user only.",
     )
-    isolation: Literal["best", "full"] = Field(
+    isolation: IsolationLevel = Field(
         default="best",
         description="'best' runs with whatever this machine allows and records it; 'full' refuses to run (raises "
         "IsolationError) unless every property below is at its strongest.",
