@@ -61,13 +61,14 @@ def test_nested_helpers_and_missing_imports_and_top_level_helpers():
            "    return _norm(inner(x)) + Counter(y)['a']\n```")
     found = extract_targets(ans, ["score"], GOAL)
     assert "def inner" in found.definitions["score"]
-    assert found.helpers == {"_norm": "def _norm(v):\n    return math.sqrt(v)"}
-    assert found.imports == ["import math", "from collections import Counter"]
+    assert found.members == {}
+    assert found.module == ("import math\nfrom collections import Counter\n\n"
+                            "def _norm(v):\n    return math.sqrt(v)\n")
 
 
 def test_existing_imports_are_not_repeated():
     ans = "```python\nimport torch\n\ndef score(x, y):\n    return torch.tensor(x)\n```"
-    assert extract_targets(ans, ["score"], GOAL).imports == []
+    assert extract_targets(ans, ["score"], GOAL).module == ""
 
 
 def test_bare_code_without_fences_and_prose_before_it():

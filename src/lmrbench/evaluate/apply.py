@@ -8,7 +8,7 @@ from pathlib import Path
 
 from lmrbench.evaluate.models import Prediction
 from lmrbench.tasks.schema import Layout, Task
-from lmrbench.tasks.source import IMPORTS_KEY, SourceError, add_imports, definition_in, splice
+from lmrbench.tasks.source import SourceError, splice_functions
 
 # Files a prediction may never add: they would run code before or around the hidden tests.
 FORBIDDEN_NAMES = {"sitecustomize.py", "usercustomize.py"}
@@ -39,17 +39,12 @@ def _apply_functions(functions: dict[str, dict[str, str]], ws: Path) -> None:
         path = _inside(ws, rel)
         if not path.is_file():
             raise InvalidPrediction(f"file '{rel}' is not in the repository")
-        text = path.read_text(encoding="utf-8")
-        if IMPORTS_KEY in defs:
-            text = add_imports(text, defs[IMPORTS_KEY])
-        for qualname, src in defs.items():
-            if qualname == IMPORTS_KEY:
-                continue
-            try:
-                text = splice(text, qualname, definition_in(src, qualname))
-            except SourceError as exc:
-                raise InvalidPrediction(f"{rel}: {qualname}: {exc}") from exc
-        path.write_text(text, encoding="utf-8")
+        try:
+            text = path.read_bytes().decode("utf-8")  # bytes, so CRLF files keep their line endings
+            text = splice_functions(text, defs)
+        except (SourceError, UnicodeDecodeError) as exc:
+            raise InvalidPrediction(f"{rel}: {exc}") from exc
+        path.write_bytes(text.encode("utf-8"))
 
 
 def _apply_diff(diff: str, ws: Path) -> None:

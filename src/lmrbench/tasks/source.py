@@ -34,6 +34,8 @@ def _parse(source: str, what: str) -> ast.Module:
         return ast.parse(source)
     except SyntaxError as exc:
         raise SourceError(f"{what} does not parse: {exc.msg} (line {exc.lineno})") from exc
+    except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
+        raise SourceError(f"{what} does not parse: {type(exc).__name__}: {exc}") from exc
 
 
 def _child_defs(body: list[ast.stmt]) -> dict[str, DefNode]:
@@ -206,24 +208,233 @@ def body_fingerprint(source: str, qualname: str) -> str | None:
     return "\n".join(ast.dump(stmt, annotate_fields=False) for stmt in body)
 
 
+# --- Module additions: everything an answer adds besides its target definitions -------------------------------
+
+MODULE_KEY = "<module>"
+"""Pseudo-key of a `functions` entry: module-level code the answer adds or changes, in the answer's order."""
 IMPORTS_KEY = "<imports>"
+"""The older pseudo-key (import lines only); still read, with the same meaning as MODULE_KEY."""
+
+# Statements that only run code when the module is imported (demos, prints, checks): never module additions.
+_RUNS_CODE = (ast.Expr, ast.Assert, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Raise,
+              ast.Delete, ast.Pass, ast.Global, ast.Nonlocal, ast.Return, ast.Break, ast.Continue, ast.Match)
 
 
-def add_imports(source: str, imports: str) -> str:
-    """Insert import lines missing from a file after its last top-level import (or at the top)."""
-    nl = _newline(source)
+def bound_names(stmt: ast.stmt) -> set[str]:
+    """Names a statement binds in its own scope (a def's name, assignment targets, imported names)."""
+    if isinstance(stmt, DefNode):
+        return {stmt.name}
+    if isinstance(stmt, ast.Import | ast.ImportFrom):
+        return {(a.asname or a.name).split(".")[0] for a in stmt.names}
+    targets: list[ast.expr] = []
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, ast.AnnAssign | ast.AugAssign):
+        targets = [stmt.target]
+    elif isinstance(stmt, ast.If | ast.Try):
+        inner = [*stmt.body, *stmt.orelse, *getattr(stmt, "finalbody", [])]
+        inner += [s for h in getattr(stmt, "handlers", []) for s in h.body]
+        return set().union(*(bound_names(s) for s in inner))
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def used_names(node: ast.AST) -> set[str]:
+    """Every bare name a piece of code mentions (loads, stores, attribute bases)."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def is_main_guard(stmt: ast.stmt) -> bool:
+    """`if __name__ == "__main__":` (a demo)."""
+    return isinstance(stmt, ast.If) and "__name__" in used_names(stmt.test) and "__main__" in ast.unparse(stmt.test)
+
+
+def runs_code(stmt: ast.stmt) -> bool:
+    """A statement that runs code at import and defines nothing: a demo, a print, a check."""
+    return isinstance(stmt, _RUNS_CODE) or is_main_guard(stmt)
+
+
+def is_placeholder(stmt: ast.stmt) -> bool:
+    """An abbreviated definition (`def f(self): ...`, `X = ...`): stands for the file's own version."""
+    if isinstance(stmt, ast.Assign | ast.AnnAssign):
+        return isinstance(stmt.value, ast.Constant) and stmt.value.value is Ellipsis
+    if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    body = stmt.body[1:] if _docstring_end(stmt) is not None else stmt.body
+    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                                           and s.value.value is Ellipsis) for s in body)
+
+
+def same_statement(a: ast.stmt, b: ast.stmt) -> bool:
+    """Equal code, whatever the formatting and comments."""
+    return ast.dump(a) == ast.dump(b)
+
+
+def first_line(stmt: ast.stmt) -> int:
+    """0-based index of a statement's first line, decorators included."""
+    return min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", []))]) - 1
+
+
+def _start_with_comments(lines: list[str], body: list[ast.stmt], i: int) -> int:
+    """0-based index of the first line of body[i], lifted over the comment lines directly above it."""
+    start = first_line(body[i])
+    floor = (body[i - 1].end_lineno or 0) if i else 0
+    while start > floor and lines[start - 1].strip().startswith("#"):
+        start -= 1
+    return start
+
+
+def statement_lines(lines: list[str], body: list[ast.stmt], i: int) -> list[str]:
+    """Lines of body[i] (decorators included) with the comment lines directly above it."""
+    return lines[_start_with_comments(lines, body, i) : body[i].end_lineno]
+
+
+def _as_lines(code: str, indent: str, nl: str) -> list[str]:
+    return [(indent + ln if ln.strip() else "") + nl for ln in textwrap.dedent(code).strip("\n").split("\n")]
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def _import_line(tree: ast.Module, future: bool) -> tuple[int, bool]:
+    """Where a new import goes: (0-based line index, whether a blank line should follow it).
+
+    After the file's leading import block; a `from __future__` import, or a file without leading imports,
+    gets the first place after the module docstring.
+    """
+    body = tree.body
+    i = 1 if body and _is_docstring(body[0]) else 0
+    top = (body[0].end_lineno or 0) if i else (body[0].lineno - 1 if body else 0)
+    if future:
+        return top, False
+    last = None
+    while i < len(body) and isinstance(body[i], ast.Import | ast.ImportFrom):
+        last = body[i].end_lineno
+        i += 1
+    return (last, False) if last is not None else (top, True)
+
+
+def _add_import(source: str, stmt: ast.stmt, code: list[str], nl: str) -> str:
     tree = _parse(source, "the file")
-    present = {ast.unparse(n) for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)}
-    new = [ln.strip() for ln in imports.splitlines() if ln.strip() and ln.strip() not in present]
-    for ln in new:
-        _parse(ln, f"import line {ln!r}")
-        if not isinstance(ast.parse(ln).body[0], ast.Import | ast.ImportFrom):
-            raise SourceError(f"{ln!r} is not an import")
-    if not new:
+    if any(same_statement(stmt, s) for s in tree.body if isinstance(s, ast.Import | ast.ImportFrom)):
         return source
+    future = isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
+    at, blank = _import_line(tree, future)
     lines = source.splitlines(keepends=True)
-    last = max((n.end_lineno or 0 for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)), default=0)
-    if last == 0 and tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(tree.body[0].value, ast.Constant):
-        last = tree.body[0].end_lineno or 0  # after the module docstring
-    block = [ln + nl for ln in new]
-    return "".join(lines[:last] + block + lines[last:])
+    if lines and at == len(lines) and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += nl
+    new = _as_lines("".join(code), "", nl)
+    if blank and at < len(lines) and lines[at].strip():
+        new.append(nl)
+    return "".join(lines[:at] + new + lines[at:])
+
+
+def _first_user(body: list[ast.stmt], names: set[str]) -> int | None:
+    return next((i for i, s in enumerate(body) if used_names(s) & names), None)
+
+
+def _insert_top_level(source: str, stmt: ast.stmt, code: list[str], nl: str) -> str:
+    """A new or changed module-level statement: replace the file's binder of its names, else insert it."""
+    tree = _parse(source, "the file")
+    body = tree.body
+    lines = source.splitlines(keepends=True)
+    names = bound_names(stmt)
+    binders = [i for i, s in enumerate(body) if not isinstance(s, ast.Import | ast.ImportFrom)
+               and bound_names(s) & names]
+    if any(same_statement(stmt, body[i]) for i in binders) or (binders and is_placeholder(stmt)):
+        return source
+    new = _as_lines("".join(code), "", nl)
+    if binders and bound_names(body[binders[-1]]) <= names:
+        old = body[binders[-1]]
+        return "".join(lines[: first_line(old)] + new + lines[old.end_lineno or 0 :])
+    if binders:  # it rebinds only some of what the file's statement binds: it goes right after it
+        at = body[binders[-1]].end_lineno or 0
+        return "".join(lines[:at] + [nl, nl] + new + lines[at:])
+    user = _first_user(body, names) if names else None
+    if user is None:
+        head = "".join(lines)
+        if head and not head.endswith(("\n", "\r")):
+            head += nl
+        return head + nl + nl + "".join(new)
+    at = _start_with_comments(lines, body, user)
+    return "".join(lines[:at] + new + [nl, nl] + lines[at:])
+
+
+def add_module_code(source: str, code: str) -> str:
+    """Splice module-level additions into a file, statement by statement, in their order.
+
+    Imports the file lacks go after its leading imports (`from __future__` ones first of all). A statement
+    that binds a name the file already binds replaces the file's (last) binding in place, unless it is the
+    same code or a placeholder (`def f(): ...`). A new statement goes right before the first top-level
+    statement that mentions one of its names, or at the end of the file when nothing does.
+    """
+    code = textwrap.dedent(code)
+    tree = _parse(code, "the module additions")
+    code_lines = code.splitlines(keepends=True)
+    nl = _newline(source)
+    for i, stmt in enumerate(tree.body):
+        chunk = statement_lines(code_lines, tree.body, i)
+        if isinstance(stmt, ast.Import | ast.ImportFrom):
+            source = _add_import(source, stmt, chunk, nl)
+        else:
+            source = _insert_top_level(source, stmt, chunk, nl)
+    return source
+
+
+def _splice_class_attribute(source: str, qualname: str, code: str) -> str:
+    """Replace or add a class-level assignment (`C.EPS` = `EPS = 1e-8`); a new one goes before the methods."""
+    parent_name, _, _ = qualname.rpartition(".")
+    tree = _parse(source, "the file")
+    parent = find_node(tree, parent_name)
+    if not isinstance(parent, ast.ClassDef):
+        raise SourceError(f"cannot add '{qualname}': no class '{parent_name}'")
+    stmt = ast.parse(code).body[0]
+    nl = _newline(source)
+    lines = source.splitlines(keepends=True)
+    members = parent.body
+    first = lines[members[0].lineno - 1]
+    indent = first[: len(first) - len(first.lstrip())]
+    new = _as_lines(code, indent, nl)
+    binders = [i for i, s in enumerate(members) if bound_names(s) & bound_names(stmt)]
+    if binders and bound_names(members[binders[-1]]) <= bound_names(stmt):
+        old = members[binders[-1]]
+        return "".join(lines[: first_line(old)] + new + lines[old.end_lineno or 0 :])
+    defs = [i for i, s in enumerate(members) if isinstance(s, DefNode)]
+    if binders or not defs:
+        at = (members[binders[-1]] if binders else members[-1]).end_lineno or 0
+        return "".join(lines[:at] + new + lines[at:])
+    at = _start_with_comments(lines, members, defs[0])
+    return "".join(lines[:at] + new + [nl] + lines[at:])
+
+
+def splice_entry(source: str, qualname: str, code: str) -> str:
+    """Splice one keyed entry: a definition (function, method, class) or a class-level assignment."""
+    tree = _parse(textwrap.dedent(code), f"the new definition of '{qualname}'")
+    name = qualname.rpartition(".")[2]
+    first = tree.body[0] if len(tree.body) == 1 else None
+    if isinstance(first, ast.Assign | ast.AnnAssign) and name in bound_names(first):
+        if "." in qualname:
+            return _splice_class_attribute(source, qualname, textwrap.dedent(code))
+        return add_module_code(source, code)
+    return splice(source, qualname, definition_in(code, qualname))
+
+
+def splice_functions(source: str, entry: dict[str, str]) -> str:
+    """Apply one file's entry of a `functions` prediction: each keyed definition, then the module additions.
+
+    The module additions come last so that a new helper lands before its first use in the final file.
+    """
+    for key, code in entry.items():
+        if key in (MODULE_KEY, IMPORTS_KEY):
+            continue
+        try:
+            source = splice_entry(source, key, code)
+        except SourceError as exc:
+            raise SourceError(f"{key}: {exc}") from exc
+    for key in (IMPORTS_KEY, MODULE_KEY):
+        if key in entry:
+            try:
+                source = add_module_code(source, entry[key])
+            except SourceError as exc:
+                raise SourceError(f"{key}: {exc}") from exc
+    return source
