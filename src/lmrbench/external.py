@@ -103,7 +103,8 @@ def goal_functions(impl: Implementation, pristine: str, revised: str) -> dict[st
     try:
         if any(is_stub(revised, t) for t in impl.targets):
             return None
-        found = extract_from_code([revised], [revised], impl.targets, pristine)
+        code = revised.replace("\r\n", "\n")  # entries are LF; splicing writes the file's own line endings
+        found = extract_from_code([code], [code], impl.targets, pristine)
         entry = found.entry()
         return entry if splice_functions(pristine, entry) == revised else None
     except (SourceError, ExtractionError):

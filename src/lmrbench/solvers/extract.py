@@ -258,8 +258,11 @@ def _drop_demo_leftovers(found: _Found, definitions: dict[str, str], goal: ast.M
     goal_names = set().union(*(bound_names(s) for s in goal.body))
 
     def optional(stmt: ast.stmt) -> bool:
-        new = isinstance(stmt, ast.Import | ast.ImportFrom) or not bound_names(stmt) & goal_names
-        return new and (isinstance(stmt, ast.Import | ast.ImportFrom) or _calls_something(stmt))
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+            return False  # a compiler directive: used by the whole file
+        if isinstance(stmt, ast.Import | ast.ImportFrom):
+            return True
+        return _calls_something(stmt) and not bound_names(stmt) & goal_names
 
     kept = [ast.parse(d) for d in definitions.values()] + list(found.members.values())
     kept += [s for s, _ in found.module if not optional(s)]

@@ -329,28 +329,34 @@ def _add_import(source: str, stmt: ast.stmt, code: list[str], nl: str) -> str:
     return "".join(lines[:at] + new + lines[at:])
 
 
-def _first_user(body: list[ast.stmt], names: set[str]) -> int | None:
-    return next((i for i, s in enumerate(body) if used_names(s) & names), None)
-
-
-def _insert_top_level(source: str, stmt: ast.stmt, code: list[str], nl: str) -> str:
-    """A new or changed module-level statement: replace the file's binder of its names, else insert it."""
+def _replace_top_level(source: str, stmt: ast.stmt, code: list[str], nl: str) -> str | None:
+    """Put a statement in place of the file's binding of its names; None when the file binds none of them."""
     tree = _parse(source, "the file")
     body = tree.body
     lines = source.splitlines(keepends=True)
     names = bound_names(stmt)
     binders = [i for i, s in enumerate(body) if not isinstance(s, ast.Import | ast.ImportFrom)
                and bound_names(s) & names]
-    if any(same_statement(stmt, body[i]) for i in binders) or (binders and is_placeholder(stmt)):
+    if not binders:
+        return None
+    if any(same_statement(stmt, body[i]) for i in binders) or is_placeholder(stmt):
         return source
     new = _as_lines("".join(code), "", nl)
-    if binders and bound_names(body[binders[-1]]) <= names:
-        old = body[binders[-1]]
+    old = body[binders[-1]]
+    if bound_names(old) <= names:
         return "".join(lines[: first_line(old)] + new + lines[old.end_lineno or 0 :])
-    if binders:  # it rebinds only some of what the file's statement binds: it goes right after it
-        at = body[binders[-1]].end_lineno or 0
-        return "".join(lines[:at] + [nl, nl] + new + lines[at:])
-    user = _first_user(body, names) if names else None
+    at = old.end_lineno or 0  # it rebinds only part of what the file's statement binds: right after it
+    return "".join(lines[:at] + [nl, nl] + new + lines[at:])
+
+
+def _insert_new(source: str, chunks: list[list[str]], names: set[str], nl: str) -> str:
+    """New statements, together and in their order, right before the first statement that uses one of them."""
+    new: list[str] = []
+    for chunk in chunks:
+        new += ([nl, nl] if new else []) + _as_lines("".join(chunk), "", nl)
+    body = _parse(source, "the file").body
+    lines = source.splitlines(keepends=True)
+    user = next((i for i, s in enumerate(body) if used_names(s) & names), None)
     if user is None:
         head = "".join(lines)
         if head and not head.endswith(("\n", "\r")):
@@ -361,24 +367,30 @@ def _insert_top_level(source: str, stmt: ast.stmt, code: list[str], nl: str) -> 
 
 
 def add_module_code(source: str, code: str) -> str:
-    """Splice module-level additions into a file, statement by statement, in their order.
+    """Splice module-level additions into a file.
 
     Imports the file lacks go after its leading imports (`from __future__` ones first of all). A statement
     that binds a name the file already binds replaces the file's (last) binding in place, unless it is the
-    same code or a placeholder (`def f(): ...`). A new statement goes right before the first top-level
-    statement that mentions one of its names, or at the end of the file when nothing does.
+    same code or a placeholder (`def f(): ...`). The new statements go together, in their order, right
+    before the first top-level statement of the file that mentions one of their names (else at the end).
     """
     code = textwrap.dedent(code)
     tree = _parse(code, "the module additions")
     code_lines = code.splitlines(keepends=True)
     nl = _newline(source)
+    chunks, names = [], set()
     for i, stmt in enumerate(tree.body):
         chunk = statement_lines(code_lines, tree.body, i)
         if isinstance(stmt, ast.Import | ast.ImportFrom):
             source = _add_import(source, stmt, chunk, nl)
+            continue
+        replaced = _replace_top_level(source, stmt, chunk, nl)
+        if replaced is None:
+            chunks.append(chunk)
+            names |= bound_names(stmt)
         else:
-            source = _insert_top_level(source, stmt, chunk, nl)
-    return source
+            source = replaced
+    return _insert_new(source, chunks, names, nl) if chunks else source
 
 
 def _splice_class_attribute(source: str, qualname: str, code: str) -> str:
