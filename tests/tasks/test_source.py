@@ -144,3 +144,17 @@ def test_bad_entries_are_source_errors_naming_the_key(entry, reason):
     with pytest.raises(SourceError) as exc:
         splice_functions(MODULE, entry)
     assert str(exc.value).startswith(reason)
+
+
+def test_new_statements_come_after_what_they_need_at_import_time():
+    src = "import os\n\n\ndef target():\n    return SCALED\n\n\nBASE = 2\n\n\ndef tail():\n    return 0\n"
+    # SCALED needs BASE when the module is imported, and BASE is bound only after the first use of SCALED
+    new = splice_functions(src, {"<module>": "SCALED = BASE * 3\n"})
+    assert new == src.replace("BASE = 2\n", "BASE = 2\n\n\nSCALED = BASE * 3\n")
+    # a function only needs it when called: before its first use
+    new = splice_functions(src.replace("return SCALED", "return scaled()"),
+                           {"<module>": "def scaled(k=1):\n    return BASE * 3 * k\n"})
+    assert new.index("def scaled") < new.index("def target")
+    new = splice_functions(src.replace("return SCALED", "return scaled()"),
+                           {"<module>": "def scaled(k=BASE):\n    return 3 * k\n"})  # a default: import time
+    assert new.index("BASE = 2") < new.index("def scaled") < new.index("def tail")

@@ -349,15 +349,40 @@ def _replace_top_level(source: str, stmt: ast.stmt, code: list[str], nl: str) ->
     return "".join(lines[:at] + [nl, nl] + new + lines[at:])
 
 
-def _insert_new(source: str, chunks: list[list[str]], names: set[str], nl: str) -> str:
+def import_time_names(stmt: ast.stmt) -> set[str]:
+    """Names a statement needs when the module is imported (not when its functions are called)."""
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+        a = stmt.args
+        parts: list[ast.AST | None] = [*stmt.decorator_list, *a.defaults, *a.kw_defaults, stmt.returns]
+        parts += [arg.annotation for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if arg]
+        return set().union(*(used_names(p) for p in parts if p is not None))
+    if isinstance(stmt, ast.ClassDef):
+        head = set().union(*(used_names(p) for p in [*stmt.decorator_list, *stmt.bases, *stmt.keywords]))
+        return head.union(*(import_time_names(s) for s in stmt.body))
+    return used_names(stmt)
+
+
+def _insertion_index(body: list[ast.stmt], group: list[ast.stmt], names: set[str]) -> int | None:
+    """Before the first statement that uses the group, unless the group needs at import time a name that only
+    a later statement binds: then right after that statement."""
+    user = next((i for i, s in enumerate(body) if used_names(s) & names), None)
+    if user is None:
+        return None
+    needs = set().union(*(import_time_names(s) for s in group)) - names
+    needs -= set().union(set(), *(bound_names(s) for s in body[:user]))
+    later = [i for i, s in enumerate(body) if i >= user and bound_names(s) & needs]
+    return later[-1] + 1 if later else user
+
+
+def _insert_new(source: str, group: list[ast.stmt], chunks: list[list[str]], names: set[str], nl: str) -> str:
     """New statements, together and in their order, right before the first statement that uses one of them."""
     new: list[str] = []
     for chunk in chunks:
         new += ([nl, nl] if new else []) + _as_lines("".join(chunk), "", nl)
     body = _parse(source, "the file").body
     lines = source.splitlines(keepends=True)
-    user = next((i for i, s in enumerate(body) if used_names(s) & names), None)
-    if user is None:
+    user = _insertion_index(body, group, names)
+    if user is None or user == len(body):
         head = "".join(lines)
         if head and not head.endswith(("\n", "\r")):
             head += nl
@@ -372,13 +397,14 @@ def add_module_code(source: str, code: str) -> str:
     Imports the file lacks go after its leading imports (`from __future__` ones first of all). A statement
     that binds a name the file already binds replaces the file's (last) binding in place, unless it is the
     same code or a placeholder (`def f(): ...`). The new statements go together, in their order, right
-    before the first top-level statement of the file that mentions one of their names (else at the end).
+    before the first top-level statement of the file that mentions one of their names (else at the end), or
+    after a later statement binding a name they need at import time.
     """
     code = textwrap.dedent(code)
     tree = _parse(code, "the module additions")
     code_lines = code.splitlines(keepends=True)
     nl = _newline(source)
-    chunks, names = [], set()
+    group, chunks, names = [], [], set()
     for i, stmt in enumerate(tree.body):
         chunk = statement_lines(code_lines, tree.body, i)
         if isinstance(stmt, ast.Import | ast.ImportFrom):
@@ -386,11 +412,12 @@ def add_module_code(source: str, code: str) -> str:
             continue
         replaced = _replace_top_level(source, stmt, chunk, nl)
         if replaced is None:
+            group.append(stmt)
             chunks.append(chunk)
             names |= bound_names(stmt)
         else:
             source = replaced
-    return _insert_new(source, chunks, names, nl) if chunks else source
+    return _insert_new(source, group, chunks, names, nl) if chunks else source
 
 
 def _splice_class_attribute(source: str, qualname: str, code: str) -> str:
