@@ -107,26 +107,36 @@ def _usable(code: str) -> str | None:
 def answer_blocks(answer: str) -> list[Block]:
     """Every parsable code block in the answer's order; the bare answer when it has no fences."""
     fenced = [(lang.lower(), body) for lang, body, _ in FENCE.findall(answer)]
-    raw = [(body, lang in PYTHON_LANGS) for lang, body in fenced]
     if not fenced:
-        raw.append((answer, True))
-        start = CODE_START.search(answer)
-        if start and start.start() > 0:
-            raw.append((answer[start.start():], True))
+        return _bare_block(answer)
     blocks = []
-    for body, python in raw:
+    for lang, body in fenced:
         code = _usable(body)
         if code is not None:
-            blocks.append(Block(code, python))
-    if not fenced and len(blocks) > 1:
-        blocks = blocks[:1]  # the whole bare answer parsed: the tail from the first `def` adds nothing
+            blocks.append(Block(code, lang in PYTHON_LANGS))
     return blocks
+
+
+def _bare_block(answer: str) -> list[Block]:
+    """An answer without fences: all of it when it parses, else from its first line of code on."""
+    start = CODE_START.search(answer)
+    options = [answer]
+    if start and start.start() > 0 and _parses(textwrap.dedent(answer)) is None:
+        options.insert(0, answer[start.start():])
+    for body in options:
+        code = _usable(body)
+        if code is not None:
+            return [Block(code, True)]
+    return []
+
+
+def _search_order(blocks: list[Block]) -> list[str]:
+    return [b.code for b in reversed(blocks) if b.python] + [b.code for b in reversed(blocks) if not b.python]
 
 
 def candidate_blocks(answer: str) -> list[str]:
     """Code blocks, most likely first: Python blocks (last first), other fences, then the bare answer."""
-    blocks = answer_blocks(answer)
-    return [b.code for b in reversed(blocks) if b.python] + [b.code for b in reversed(blocks) if not b.python]
+    return _search_order(answer_blocks(answer))
 
 
 def _keep_decorators(definition: str, original: str, target: str) -> str:
@@ -307,9 +317,9 @@ def extract_targets(answer: str, targets: list[str], goal_source: str) -> Extrac
     blocks = answer_blocks(answer)
     if not blocks:
         raise ExtractionError("no parsable Python code in the answer")
-    search = candidate_blocks(answer)
     used = {b.code for b in blocks if not b.python and any(_has(b.code, t) for t in targets)}
-    return extract_from_code([b.code for b in blocks if b.python or b.code in used], search, targets, goal_source)
+    codes = [b.code for b in blocks if b.python or b.code in used]
+    return extract_from_code(codes, _search_order(blocks), targets, goal_source)
 
 
 def _has(code: str, target: str) -> bool:
