@@ -145,11 +145,13 @@ def splice(source: str, qualname: str, definition: str) -> str:
     return "".join(lines[: pspan.end] + new + lines[pspan.end :])
 
 
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
 def _docstring_end(node: DefNode) -> int | None:
     first = node.body[0]
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-        return first.end_lineno
-    return None
+    return first.end_lineno if _is_docstring(first) else None
 
 
 def _mask_function(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef, nl: str) -> list[str]:
@@ -292,10 +294,6 @@ def _as_lines(code: str, indent: str, nl: str) -> list[str]:
     return [(indent + ln if ln.strip() else "") + nl for ln in textwrap.dedent(code).strip("\n").split("\n")]
 
 
-def _is_docstring(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
-
-
 def _import_line(tree: ast.Module, future: bool) -> tuple[int, bool]:
     """Where a new import goes: (0-based line index, whether a blank line should follow it).
 
@@ -341,12 +339,15 @@ def _replace_top_level(source: str, stmt: ast.stmt, code: list[str], nl: str) ->
         return None
     if any(same_statement(stmt, body[i]) for i in binders) or is_placeholder(stmt):
         return source
-    new = _as_lines("".join(code), "", nl)
-    old = body[binders[-1]]
+    return _rebind(lines, body[binders[-1]], names, _as_lines("".join(code), "", nl), [nl, nl])
+
+
+def _rebind(lines: list[str], old: ast.stmt, names: set[str], new: list[str], gap: list[str]) -> str:
+    """The new lines in place of a statement that binds nothing else, else right after it (it rebinds a part)."""
     if bound_names(old) <= names:
         return "".join(lines[: first_line(old)] + new + lines[old.end_lineno or 0 :])
-    at = old.end_lineno or 0  # it rebinds only part of what the file's statement binds: right after it
-    return "".join(lines[:at] + [nl, nl] + new + lines[at:])
+    at = old.end_lineno or 0
+    return "".join(lines[:at] + gap + new + lines[at:])
 
 
 def import_time_names(stmt: ast.stmt) -> set[str]:
@@ -434,13 +435,12 @@ def _splice_class_attribute(source: str, qualname: str, code: str) -> str:
     first = lines[members[0].lineno - 1]
     indent = first[: len(first) - len(first.lstrip())]
     new = _as_lines(code, indent, nl)
-    binders = [i for i, s in enumerate(members) if bound_names(s) & bound_names(stmt)]
-    if binders and bound_names(members[binders[-1]]) <= bound_names(stmt):
-        old = members[binders[-1]]
-        return "".join(lines[: first_line(old)] + new + lines[old.end_lineno or 0 :])
+    binders = [s for s in members if bound_names(s) & bound_names(stmt)]
+    if binders:
+        return _rebind(lines, binders[-1], bound_names(stmt), new, [])
     defs = [i for i, s in enumerate(members) if isinstance(s, DefNode)]
-    if binders or not defs:
-        at = (members[binders[-1]] if binders else members[-1]).end_lineno or 0
+    if not defs:
+        at = members[-1].end_lineno or 0
         return "".join(lines[:at] + new + lines[at:])
     at = _start_with_comments(lines, members, defs[0])
     return "".join(lines[:at] + new + [nl] + lines[at:])
