@@ -139,10 +139,11 @@ def test_class_attributes_are_replaced_or_added_before_the_methods():
     ({"<module>": "x = " + "(" * 400 + ")" * 400 + "\n"}, "<module>: the module additions does not parse"),
     ({"Nope.EPS": "EPS = 1\n"}, "Nope.EPS: cannot add 'Nope.EPS': no class 'Nope'"),
     ({"helper": "y = 2\n"}, "helper: the snippet has no definition of 'helper'"),
+    ({"Tiny.EPS": "EPS = 1\n"}, "Tiny.EPS: cannot add 'Tiny.EPS': class 'Tiny' is written on one line"),
 ])
 def test_bad_entries_are_source_errors_naming_the_key(entry, reason):
     with pytest.raises(SourceError) as exc:
-        splice_functions(MODULE, entry)
+        splice_functions(MODULE + "\n\nclass Tiny: pass\n", entry)
     assert str(exc.value).startswith(reason)
 
 

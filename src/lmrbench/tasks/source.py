@@ -432,6 +432,8 @@ def _splice_class_attribute(source: str, qualname: str, code: str) -> str:
     nl = _newline(source)
     lines = source.splitlines(keepends=True)
     members = parent.body
+    if members[0].lineno == parent.lineno:
+        raise SourceError(f"cannot add '{qualname}': class '{parent_name}' is written on one line")
     first = lines[members[0].lineno - 1]
     indent = first[: len(first) - len(first.lstrip())]
     new = _as_lines(code, indent, nl)
