@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -25,6 +24,7 @@ from lmrbench.judge.agreement import agreement_table, load_labels
 from lmrbench.judge.run import judge_run, load_judgments
 from lmrbench.models import ModelSettings, get_model
 from lmrbench.papers import fetch_paper
+from lmrbench.report import strict_json
 from lmrbench.report.bundle import collect, write_all
 from lmrbench.sandbox import IsolationError, IsolationLevel, LocalSandbox, SandboxConfig
 from lmrbench.solvers.agent import AgentLimits
@@ -64,7 +64,7 @@ def status_style(status: Status) -> str:
 
 
 def _emit_json(data: object) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+    sys.stdout.write(strict_json.dumps(data) + "\n")
 
 
 @tasks_app.command("list")

@@ -106,3 +106,23 @@ def test_content_hash_ignores_metadata():
     assert a.content_hash() == b.content_hash() != c.content_hash()
 
 
+
+
+def test_form_a_keeps_crlf_and_module_additions(toy_tasks, tmp_path):
+    ws = make_workspace(toy_tasks.task("toy"), tmp_path / "ws")
+    goal = ws / "calc/ops.py"
+    crlf = goal.read_bytes().replace(b"\n", b"\r\n")
+    goal.write_bytes(crlf)
+    code = "def add_scaled(a, b, k):\n    return [x + _mul(k, y) for x, y in zip(a, b)]\n"
+    apply_prediction(_pred(functions={"calc/ops.py": {"add_scaled": code, "<module>": "import operator\n\n"
+                                                      "def _mul(k, y):\n    return operator.mul(k, y)\n"}}), ws)
+    text = goal.read_bytes()
+    assert b"import operator\r\n" in text and b"def _mul(k, y):\r\n" in text
+    assert text.count(b"\n") == text.count(b"\r\n")
+
+
+def test_form_a_on_a_file_that_is_not_text_is_invalid(toy_tasks, tmp_path):
+    ws = make_workspace(toy_tasks.task("toy"), tmp_path / "ws")
+    (ws / "calc/blob.py").write_bytes(b"\xff\xfe\x00binary")
+    with pytest.raises(InvalidPrediction, match=r"calc/blob\.py: .*utf-8"):
+        apply_prediction(_pred(functions={"calc/blob.py": {"f": "def f():\n    return 1\n"}}), ws)

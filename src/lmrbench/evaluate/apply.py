@@ -10,7 +10,7 @@ from pathlib import Path
 from lmrbench.evaluate.models import Prediction
 from lmrbench.safefs import UnsafePath, read_beneath, walk_files
 from lmrbench.tasks.schema import Layout, Task
-from lmrbench.tasks.source import IMPORTS_KEY, SourceError, add_imports, definition_in, splice
+from lmrbench.tasks.source import SourceError, splice_functions
 
 # Files a prediction may never add: they would run code before or around the hidden tests.
 FORBIDDEN_NAMES = {"sitecustomize.py", "usercustomize.py"}
@@ -54,21 +54,15 @@ def _apply_functions(functions: dict[str, dict[str, str]], ws: Path) -> None:
         path = _inside(ws, rel)
         if not path.is_file():
             raise InvalidPrediction(f"file '{rel}' is not in the repository")
-        text = path.read_text(encoding="utf-8")
         try:
-            if IMPORTS_KEY in defs:
-                text = add_imports(text, defs[IMPORTS_KEY])
+            text = path.read_bytes().decode("utf-8")  # bytes, so CRLF files keep their line endings
+            text = splice_functions(text, defs)
+        except UnicodeDecodeError as exc:
+            raise InvalidPrediction(f"{rel}: not valid UTF-8 text ({exc.reason})") from exc
         except SOURCE_ERRORS as exc:
-            raise InvalidPrediction(f"{rel}: imports: {type(exc).__name__}: {str(exc)[:300]}") from exc
-        for qualname, src in defs.items():
-            if qualname == IMPORTS_KEY:
-                continue
-            try:
-                text = splice(text, qualname, definition_in(src, qualname))
-            except SOURCE_ERRORS as exc:
-                raise InvalidPrediction(f"{rel}: {qualname}: {type(exc).__name__}: {str(exc)[:300]}") from exc
+            raise InvalidPrediction(f"{rel}: {type(exc).__name__}: {str(exc)[:300]}") from exc
         try:
-            path.write_text(text, encoding="utf-8")
+            path.write_bytes(text.encode("utf-8"))
         except UnicodeEncodeError as exc:
             raise InvalidPrediction(f"{rel}: not valid UTF-8 text ({exc.reason})") from exc
 

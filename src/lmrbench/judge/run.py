@@ -4,6 +4,7 @@ the unit tests (the judge never sees a test verdict)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import tempfile
 from collections import Counter
 from collections.abc import Callable
@@ -51,8 +52,9 @@ def candidate_code(task: Task, impl: Implementation, pred: Prediction, repo_root
         return None
     if pred.functions is not None and impl.targets:
         defs = pred.functions.get(impl.goal_file, {})
-        if all(t in defs for t in impl.targets):
-            return "\n\n".join(defs[t].strip() + "\n" for t in impl.targets)
+        if all(t in defs for t in impl.targets):  # the targets, then what the answer added (helpers, imports)
+            names = impl.targets + [k for k in defs if k not in impl.targets]
+            return "\n\n".join(defs[k].strip() + "\n" for k in names)
     with tempfile.TemporaryDirectory(prefix="lmrbench-judge-") as tmp:
         ws = make_workspace(task, Path(tmp) / "repo")
         try:
@@ -72,7 +74,8 @@ def build_judge_prompt(task: Task, impl: Implementation, candidate: str) -> list
 
 
 def judgment_key(judge: str, pred: Prediction, candidate: str | None) -> str:
-    text = f"{JUDGE_PROMPT_VERSION}|{judge}|{pred.instance_id}|{candidate}"
+    """One key per (judge, prompt version, instance, model, sample, candidate code): every sample is judged."""
+    text = json.dumps([JUDGE_PROMPT_VERSION, judge, pred.instance_id, pred.model, pred.sample, candidate])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

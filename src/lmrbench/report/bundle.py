@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import difflib
 import io
-import json
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -15,6 +14,7 @@ from lmrbench.evaluate.models import Evaluation, Prediction
 from lmrbench.judge.agreement import Agreement, agreement_table
 from lmrbench.judge.models import HumanLabel
 from lmrbench.judge.run import candidate_code, load_judgments, reference_code
+from lmrbench.report import strict_json
 from lmrbench.report.scoring import ModelScore, score_run
 from lmrbench.safefs import read_tail
 from lmrbench.tasks.loader import TaskSet
@@ -154,7 +154,7 @@ def write_all(data: ReportData, out: Path) -> list[Path]:
 
     out.mkdir(parents=True, exist_ok=True)
     files = {"report.md": to_markdown(data), "report.csv": to_csv(data), "report.html": render(data),
-             "report.json": json.dumps(data.model_dump(mode="json"), indent=1)}
+             "report.json": strict_json.dumps(data.model_dump(mode="json"), indent=1)}
     for name, text in files.items():
         (out / name).write_text(text, encoding="utf-8")
     return [out / n for n in files]

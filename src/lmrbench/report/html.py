@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import html
-import json
 
+from lmrbench.report import strict_json
 from lmrbench.report.bundle import LOG_TAIL_BYTES, Drill, ReportData
 from lmrbench.report.scoring import ModelScore
 
@@ -188,8 +188,8 @@ def render(data: ReportData) -> str:
         "<h2>Judge against unit tests</h2>", judge_vs_tests(scores),
         "<h2>Judge agreement with humans</h2>", agreement_section(data),
         "<h2>Implementations</h2>", drill_down(data.drills),
-        f'<script type="application/json" id="report-data">{_e(json.dumps([s.model_dump() for s in scores]))}'
-        "</script>",
+        '<script type="application/json" id="report-data">'
+        f"{_e(strict_json.dumps([s.model_dump() for s in scores], indent=None))}</script>",
     ]
     return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>lmrbench report</title>"
             f"<style>{CSS}</style><script>{JS}</script></head><body>{''.join(body)}</body></html>\n")

@@ -7,7 +7,6 @@ from lmrbench.models.base import Message, Model, ModelError, Usage
 from lmrbench.papers import PaperText
 from lmrbench.solvers.extract import ExtractionError, extract_targets
 from lmrbench.tasks.schema import Implementation, Task
-from lmrbench.tasks.source import IMPORTS_KEY
 
 PROMPT_VERSION = "prompt-v1"
 
@@ -57,8 +56,5 @@ def prompt_prediction(task: Task, impl: Implementation, model: Model, paper: Pap
         why = f"{exc}" + (" (answer truncated)" if resp.finish_reason == "length" else "")
         return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample,
                           error=f"no usable code: {why}", meta=meta)
-    defs = dict(found.definitions) | found.helpers
-    if found.imports:
-        defs[IMPORTS_KEY] = "\n".join(found.imports)
     return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample,
-                      functions={impl.goal_file: defs}, meta=meta)
+                      functions={impl.goal_file: found.entry()}, meta=meta)
