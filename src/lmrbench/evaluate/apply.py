@@ -58,7 +58,7 @@ def _apply_functions(functions: dict[str, dict[str, str]], ws: Path) -> None:
             text = path.read_bytes().decode("utf-8")  # bytes, so CRLF files keep their line endings
             text = splice_functions(text, defs)
         except UnicodeDecodeError as exc:
-            raise InvalidPrediction(f"{rel}: not valid UTF-8 text ({exc.reason})") from exc
+            raise InvalidPrediction(f"{rel}: {exc}") from exc
         except SOURCE_ERRORS as exc:
             raise InvalidPrediction(f"{rel}: {type(exc).__name__}: {str(exc)[:300]}") from exc
         try:
