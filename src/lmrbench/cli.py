@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import sys
 from collections import Counter
 from pathlib import Path
@@ -23,11 +24,13 @@ from lmrbench.jsonl import JsonlWriter
 from lmrbench.judge.agreement import agreement_table, load_labels
 from lmrbench.judge.run import judge_run, load_judgments
 from lmrbench.models import ModelSettings, get_model
-from lmrbench.papers import fetch_paper
+from lmrbench.papers import fetch_paper, paper_text
 from lmrbench.report import strict_json
 from lmrbench.report.bundle import collect, write_all
 from lmrbench.sandbox import IsolationError, IsolationLevel, LocalSandbox, SandboxConfig
 from lmrbench.solvers.agent import AgentLimits
+from lmrbench.solvers.prompt import PROMPT_VERSION, build_prompt
+from lmrbench.tasks.catalog import task_rows
 from lmrbench.tasks.fixtures import build_fixtures
 from lmrbench.tasks.lint import lint
 from lmrbench.tasks.loader import TaskSet, load_tasks
@@ -43,15 +46,27 @@ err = Console(stderr=True, soft_wrap=True)
 
 TasksOpt = Annotated[Path | None, typer.Option("--tasks", help="Task folder (either layout); default: built-in.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output on stdout.")]
+# The default becomes "main" once the main split has its tasks (issue #9); until then "all" keeps every command
+# on the whole built-in suite.
+DEFAULT_SPLIT = "all"
+SplitOpt = Annotated[str, typer.Option("--split", help="main | lite | all: which split of the built-in suite "
+                                       "(tasks of the original layout are in every split).")]
+SinceOpt = Annotated[str | None, typer.Option("--since", help="Only tasks published on or after this ISO date "
+                                              "(e.g. a model's training cut-off).")]
 SelectOpt = Annotated[list[str] | None, typer.Option("--task", "-t", help="Only these tasks/instances (glob).")]
 WorkersOpt = Annotated[int, typer.Option("--workers", "-w", min=1, help="Evaluations in parallel.")]
 RunDirOpt = Annotated[Path | None, typer.Option("--run-dir", help="Run directory; default runs/<model>.")]
 
 
-def _load(path: Path | None, quiet: bool = False) -> TaskSet:
+def _load(path: Path | None, quiet: bool = False, select: list[str] | None = None, split: str = "all",
+          since: str | None = None) -> TaskSet:
+    """The task folder, restricted to the selection; a bad folder or an empty selection is a clear error."""
     try:
         tasks = load_tasks(path)
-    except (TaskFormatError, FileNotFoundError) as exc:
+        day = dt.date.fromisoformat(since) if since else None
+        if select or split != "all" or day:
+            tasks = tasks.restrict(select, split, day)
+    except (TaskFormatError, FileNotFoundError, ValueError) as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     if tasks.problems and not quiet:
@@ -68,20 +83,41 @@ def _emit_json(data: object) -> None:
 
 
 @tasks_app.command("list")
-def tasks_list(tasks: TasksOpt = None, as_json: JsonOpt = False) -> None:
-    """List every implementation with its category."""
-    ts = _load(tasks)
-    rows = [{"instance_id": i.instance_id, "category": i.category.value if i.category else None,
-             "goal": f"{i.goal_file}::{','.join(i.targets) or '<whole file>'}"} for i in ts.instances()]
+def tasks_list(tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT,
+               since: SinceOpt = None, as_json: JsonOpt = False) -> None:
+    """List every implementation with its split, category, publication date and reference size."""
+    ts = _load(tasks, select=select, split=split, since=since)
+    rows = [row.model_dump(mode="json") for row in task_rows(ts)]
     if as_json:
         _emit_json(rows)
         return
-    table = Table(title=f"{len(rows)} implementations in {len(ts.tasks)} tasks ({ts.root})")
-    for col in ("instance", "category", "masked target"):
+    papers = len({r["paper"] for r in rows})
+    table = Table(title=f"{len(rows)} implementations from {papers} papers in {len(ts.tasks)} tasks ({ts.root})")
+    for col in ("instance", "split", "category", "published", "ref. lines", "masked target"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["instance_id"], r["category"] or "[red]unmapped[/red]", r["goal"])
+        table.add_row(r["instance_id"], r["split"] or "-", r["category"] or "[red]unmapped[/red]",
+                      r["publication_date"] or "?", str(r["reference_lines"]), r["goal"])
     out.print(table)
+
+
+@tasks_app.command("prompt")
+def tasks_prompt(instance: str, tasks: TasksOpt = None,
+                 papers_dir: Annotated[Path | None, typer.Option(help="Cached paper texts.")] = None,
+                 as_json: JsonOpt = False) -> None:
+    """Print the exact prompt the `prompt` solver sends for one implementation (`dpo/1`)."""
+    ts = _load(tasks, quiet=True)
+    try:
+        task, impl = ts.resolve(instance)
+    except KeyError as exc:
+        err.print(f"[red]error:[/red] {exc.args[0]}")
+        raise typer.Exit(2) from exc
+    messages = build_prompt(task, impl, paper_text(task, papers_dir))
+    if as_json:
+        _emit_json({"prompt_version": PROMPT_VERSION, "messages": [m.model_dump(mode="json") for m in messages]})
+        return
+    for m in messages:
+        sys.stdout.write(f"===== {m.role} =====\n{m.content}\n")
 
 
 @tasks_app.command("show")

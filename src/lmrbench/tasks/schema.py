@@ -49,6 +49,9 @@ class ImplementationInfo(BaseModel):
         return [f"{self.class_name}.{self.goal_function}" if self.class_name else self.goal_function]
 
 
+Split = Literal["lite", "main"]
+
+
 class TaskInfo(BaseModel):
     """Our info.json. Unknown fields are rejected so that typos surface as errors."""
 
@@ -67,6 +70,9 @@ class TaskInfo(BaseModel):
     tests_dir: str = Field(default="tests", description="Hidden tests folder, relative to the task (ext).")
     timeout_s: int = Field(default=120, ge=1, le=3600, description="Wall-clock limit of one evaluation (ext).")
     requirements: list[str] = Field(default_factory=list, description="Python packages the task imports (ext).")
+    split: Split = Field(
+        default="lite", description="'lite': the guided sanity split; 'main': written at the original's difficulty."
+    )
     implementations: list[ImplementationInfo] = Field(min_length=1, description="The masked implementations.")
 
     @field_validator("implementations")
@@ -114,6 +120,7 @@ class Task(BaseModel):
     tests_dir: Path | None = Field(default=None, description="Ours: hidden tests folder.")
     timeout_s: int = 120
     requirements: list[str] = Field(default_factory=list)
+    split: Split | None = Field(default=None, description="Our layout's split; None for the original layout.")
     implementations: list[Implementation]
 
     def implementation(self, index: int) -> Implementation:
