@@ -166,9 +166,9 @@ def note_tampered(fields: dict[str, Any], tampered: list[str]) -> dict[str, Any]
 def workspace_name(task: Task, impl: Implementation, pred: Prediction, key: str) -> str:
     """A file name for one evaluation: a long or odd model name becomes a short prefix plus its hash."""
     model = pred.model.replace("/", "_")
-    if len(model) > 64 or not re.fullmatch(r"[\w.+@=-]+", model) or model.startswith("."):
-        model = re.sub(r"[^\w.+@=-]", "_", model)[:40].lstrip(".") + "-" + hashlib.sha256(pred.model.encode(
-            errors="surrogatepass")).hexdigest()[:12]
+    if len(model) > 64 or not re.fullmatch(r"[\w.+@=-]+", model, re.ASCII) or model.startswith("."):
+        digest = hashlib.sha256(pred.model.encode(errors="surrogatepass")).hexdigest()[:12]
+        model = re.sub(r"[^\w.+@=-]", "_", model, flags=re.ASCII)[:40].lstrip(".") + "-" + digest
     return f"{task.task_id}__{impl.index}__{model}__{pred.sample}__{key[:10]}"
 
 
