@@ -30,7 +30,9 @@ def _episode(tmp_path, script, limits=None):
     fake = FakeModel(script, name="fake/agent")
     pred = agent_prediction(task, impl, fake, paper_text(task, tmp_path / "np"), tmp_path / "run",
                             limits or AgentLimits(max_steps=8))
-    ev = evaluate_one(task, impl, pred, tmp_path / "w", tmp_path / "l", EvalConfig(repo_root=tmp_path / "run"))
+    # the agent leaves its final workspace in run/workspaces/: the root its repo_dir predictions are read under
+    ev = evaluate_one(task, impl, pred, tmp_path / "w", tmp_path / "l",
+                      EvalConfig(repo_root=tmp_path / "run" / "workspaces"))
     return task, impl, pred, ev, fake
 
 

@@ -122,10 +122,11 @@ def grading_of(task: Task, impl: Implementation) -> Grading:
 
 
 def _safe_name(text: str) -> str:
-    clean = "".join(c if c.isalnum() or c in "-." else "_" for c in text)
-    if len(clean) <= 60:
+    """ASCII letters, digits, '-', '.', '_' only; a long or altered name gets its hash (so names never collide)."""
+    clean = "".join(c if c.isascii() and (c.isalnum() or c in "-._") else "_" for c in text).lstrip(".")
+    if len(clean) <= 60 and clean == text:
         return clean
-    return f"{clean[:40]}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+    return f"{clean[:40]}-{hashlib.sha256(text.encode(errors='surrogatepass')).hexdigest()[:12]}"
 
 
 def workspace_name(task: Task, impl: Implementation, pred: Prediction, key: str) -> str:

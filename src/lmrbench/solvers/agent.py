@@ -198,13 +198,19 @@ def agent_prediction(task: Task, impl: Implementation, model: Model, paper: Pape
     final = run_dir / "workspaces" / name
     if final.exists():
         shutil.rmtree(final)
-    shutil.copytree(ws, final, symlinks=True, ignore=shutil.ignore_patterns(TASK_DIR, ".home", ".tmp", "__pycache__"))
+    kept = ""
+    try:  # links are copied as links (evaluation refuses them); a FIFO or device cannot be copied at all
+        shutil.copytree(ws, final, symlinks=True,
+                        ignore=shutil.ignore_patterns(TASK_DIR, ".home", ".tmp", "__pycache__"))
+    except (shutil.Error, OSError) as exc:
+        kept = f"the final workspace could not be kept: {str(exc)[:300]}"
     shutil.rmtree(ws, ignore_errors=True)
     meta = {"solver": "agent", "agent_version": AGENT_VERSION, "paper_source": paper.source, "exit": traj.exit,
             "steps": len(traj.steps), "usage": traj.usage.model_dump(), "trajectory": str(traj_path),
             "settings": model.settings.model_dump(), "limits": limits.model_dump()}
-    if traj.exit.startswith("model error") and not traj.steps:
-        return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, error=traj.exit, meta=meta)
+    if (traj.exit.startswith("model error") and not traj.steps) or kept:
+        return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, error=kept or traj.exit,
+                          meta=meta)
     return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, repo_dir=str(final), meta=meta)
 
 
