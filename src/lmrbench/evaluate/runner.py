@@ -96,6 +96,21 @@ class SandboxPool:
             return self._templates[preload]
 
 
+_POOLS: dict[str, SandboxPool] = {}
+
+
+def shared_pool(config: EvalConfig) -> SandboxPool:
+    """One pool per configuration for the whole process, so that its templates are started once."""
+    key = config.model_dump_json()
+    with _POOLS_LOCK:
+        if key not in _POOLS:
+            _POOLS[key] = SandboxPool(config)
+        return _POOLS[key]
+
+
+_POOLS_LOCK = threading.Lock()
+
+
 def task_hash(task: Task) -> str:
     """Hash of everything in a task folder that can change a verdict."""
     h = hashlib.sha256()

@@ -165,7 +165,8 @@ def _run(job):
     argv = job["argv"]
     script = argv[argv.index("-P") + 1]
     sys.argv = argv[argv.index(script):]
-    sys.path[:] = [p for p in sys.path if p and os.path.isdir(p)]
+    extra = [p for p in job["env"].get("PYTHONPATH", "").split(os.pathsep) if p]
+    sys.path[:] = extra + [p for p in sys.path if p and os.path.isdir(p)]  # as a new interpreter would have it
     try:
         runpy.run_path(script, run_name="__main__")
         code = 0

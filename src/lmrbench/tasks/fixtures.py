@@ -17,8 +17,8 @@ from lmrbench.evaluate.apply import apply_prediction, make_workspace
 from lmrbench.evaluate.grading import grade_probe_data
 from lmrbench.evaluate.models import Grading, Status
 from lmrbench.evaluate.probes import expected_path, parse_probe_output, read_capped
-from lmrbench.evaluate.runner import EvalConfig, grading_of, prepare, run_cold
-from lmrbench.sandbox import LocalSandbox, SandboxConfig
+from lmrbench.evaluate.runner import EvalConfig, grading_of, prepare, run_cold, shared_pool
+from lmrbench.sandbox import SandboxConfig
 from lmrbench.solvers.builtin import reference_prediction
 from lmrbench.tasks.schema import Implementation, Task
 
@@ -60,7 +60,7 @@ def reference_outputs(task: Task, impl: Implementation, sandbox_config: SandboxC
         p = prepare(task, impl, pred, Path(tmp) / "item", Path(tmp) / "log.txt", "expected", config)
         if p.invalid:
             return f"reference does not apply: {p.invalid}"
-        res = run_cold(p, LocalSandbox(config.sandbox))
+        res = run_cold(p, shared_pool(config).for_task(task))
         data = read_capped(p.out / "outputs.jsonl")
         parsed = parse_probe_output(data) if data is not None else None
         if res.exit_code != 0 or parsed is None or not parsed.done or parsed.import_errors or not parsed.cases:
@@ -121,8 +121,8 @@ def _input_fixtures(task: Task, check: bool, sandbox_config: SandboxConfig | Non
             apply_prediction(reference_prediction(task, impl), ws)
         shutil.copyfile(script, ws / "_make_fixtures.py")
         log = Path(tmp) / "log.txt"
-        res = LocalSandbox(sandbox_config).exec(
-            [sys.executable, "_make_fixtures.py", "_fixtures_out"], ws, task.timeout_s * 3, log,
+        res = shared_pool(EvalConfig(sandbox=sandbox_config or SandboxConfig())).for_task(task).exec(
+            [sys.executable, "-P", "_make_fixtures.py", "_fixtures_out"], ws, task.timeout_s * 3, log,
             env={"PYTHONPATH": str(ws)},
         )
         out = ws / "_fixtures_out"
