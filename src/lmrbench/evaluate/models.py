@@ -51,12 +51,27 @@ class Status(StrEnum):
     INVALID = "invalid_prediction"
 
 
+class ErrorCause(StrEnum):
+    """Why an evaluation is an `error`: the environment, not the prediction, kept the tests from measuring it."""
+
+    MISSING_MODULE = "missing_module"
+    PACKAGE_INSTALL = "package_install"
+    LFS_POINTER = "lfs_pointer"
+    MISSING_FIXTURE = "missing_fixture"
+    NETWORK = "network"
+    GPU = "gpu"
+    MISSING_TEST = "missing_test"
+    MISSING_REPO = "missing_repo"
+
+
 class LegacyVerdict(BaseModel):
     """Original-layout grading: the original log rule, and the same rule plus exit code 0."""
 
     log_rule: bool = Field(description="The log has a 'Passed' and no 'Failed' (the original rule).")
     strict: bool = Field(description="log_rule and the test process exited 0.")
     log_found: bool
+    log_file: str = Field(default="", description="The log read, relative to the test's folder (the test's own "
+                          "name, or the one log the run wrote under another name).")
 
 
 class Evaluation(BaseModel):
@@ -78,6 +93,8 @@ class Evaluation(BaseModel):
     log_path: str = ""
     isolation: Isolation | None = None
     legacy: LegacyVerdict | None = None
+    cause: ErrorCause | None = Field(default=None, description="Only for status error: what in the environment "
+                                     "kept the tests from measuring the prediction.")
 
     @property
     def passed(self) -> bool:

@@ -14,7 +14,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_workspace, restore_protected
-from lmrbench.evaluate.grading import grade, legacy_verdict
+from lmrbench.evaluate.grading import grade
+from lmrbench.evaluate.legacy import preflight, refusal, run_legacy
 from lmrbench.evaluate.models import Evaluation, Prediction, Status
 from lmrbench.sandbox import LocalSandbox, Sandbox, SandboxConfig
 from lmrbench.tasks.schema import Implementation, Layout, Task
@@ -114,26 +115,6 @@ def _run_pytest(task: Task, impl: Implementation, ws: Path, sandbox: Sandbox, ti
     return grade_workspace(ws, nonce, res.exit_code, res.timed_out) | {"isolation": res.isolation}
 
 
-def _run_legacy(impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int, log: Path,
-                hide: list[Path]) -> dict[str, Any]:
-    test = Path(impl.unit_test_file)
-    logs_dir = ws / test.parent / "logs"
-    if logs_dir.exists():
-        shutil.rmtree(logs_dir)  # a stale log must not grade this run
-    logs_dir.mkdir(parents=True)
-    res = sandbox.exec([sys.executable, str(test)], ws, timeout, log, env={"PYTHONPATH": str(ws)}, hide=hide)
-    verdict = legacy_verdict(logs_dir / f"{test.stem}.log", res.exit_code)
-    if res.timed_out:
-        status, reason = Status.TIMEOUT, "wall-clock timeout"
-    else:
-        status = Status.PASSED if verdict.strict else Status.FAILED
-        reason = "" if verdict.strict else f"legacy: log_rule={verdict.log_rule}, exit code {res.exit_code}"
-    return dict(
-        status=status, tests_passed=int(verdict.strict), tests_total=1, reason=reason,
-        exit_code=res.exit_code, isolation=res.isolation, legacy=verdict,
-    )
-
-
 def prepare_workspace(task: Task, pred: Prediction, ws: Path) -> list[str]:
     """Fresh workspace with the prediction applied; returns the protected files it had tampered with."""
     make_workspace(task, ws)
@@ -179,6 +160,9 @@ def evaluate_one(
     base: dict[str, Any] = dict(instance_id=impl.instance_id, task_id=task.task_id, index=impl.index, model=pred.model,
                 sample=pred.sample, key=key, log_path=str(log))
     try:
+        refused = preflight(task, impl) if task.layout is Layout.ORIGINAL else None
+        if refused is not None:  # nothing to measure (no repository, no test, LFS fixtures): before applying
+            return Evaluation(**base, **refusal(refused, log), duration_s=round(time.monotonic() - start, 3))
         try:
             tampered = prepare_workspace(task, pred, ws)
         except InvalidPrediction as exc:
@@ -187,7 +171,7 @@ def evaluate_one(
         timeout = config.timeout_s or task.timeout_s
         hide = hidden_paths(task, work_dir, log_dir)
         if task.layout is Layout.ORIGINAL:
-            fields = _run_legacy(impl, ws, sandbox, timeout, log, hide)
+            fields = run_legacy(task, impl, ws, sandbox, timeout, log, hide)
         else:
             fields = _run_pytest(task, impl, ws, sandbox, timeout, log, hide)
         return Evaluation(**base, **note_tampered(fields, tampered), duration_s=round(time.monotonic() - start, 3))
