@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from lmrbench.envs import EnvBuildError, EnvConfig, EnvMode, EnvRecord, EnvStatus, attach_envs, build_envs
+from lmrbench.envs.build import needs_env
 from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
 from lmrbench.evaluate.models import Evaluation, Prediction, Status
 from lmrbench.evaluate.runner import EvalConfig
@@ -148,9 +150,11 @@ def validate_cmd(
     workers: WorkersOpt = 2,
     cold: Annotated[bool, typer.Option("--cold", help="One cold sandbox per job instead of warm batches.")] = False,
     as_json: JsonOpt = False,
+    env: EnvOpt = "task",
 ) -> None:
     """Prove tasks discriminate: reference N/N, stub fails, wrong variants fail, mutants killed."""
     ts = _load(tasks)
+    attach_task_envs(ts, select, env)
     impls = [(ts.task(i.task_id), i) for i in ts.select(select)]
     cfg = ValidateConfig(repeat=repeat, wrong=not no_wrong, mutants=mutants, max_mutants=max_mutants,
                          workers=workers, warm=not cold)
@@ -331,9 +335,11 @@ def evaluate_cmd(
     workers: WorkersOpt = 1,
     timeout: Annotated[int | None, typer.Option(min=1, help="Override each task's timeout (s).")] = None,
     as_json: JsonOpt = False,
+    env: EnvOpt = "task",
 ) -> None:
     """Evaluate predictions in the sandbox into evaluations.jsonl (resumable), then report."""
     ts = _load(tasks)
+    attach_task_envs(ts, sorted({p.instance_id for p in load_predictions(predictions, ts)[0]}), env)
     rd = run_dir or predictions.parent
     _evaluate(ts, predictions, rd, workers, timeout)
     _report(ts, [rd], as_json)
@@ -422,9 +428,11 @@ def run_cmd(
     run_dir: RunDirOpt = None,
     workers: WorkersOpt = 2,
     as_json: JsonOpt = False,
+    env: EnvOpt = "task",
 ) -> None:
     """Generate, evaluate and report in one go (resumable)."""
     ts = _load(tasks)
+    attach_task_envs(ts, select, env)
     rd = _run_dir(run_dir, model)
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
                         max_steps, no_cache)
@@ -480,6 +488,74 @@ def predictions_from_dirs_cmd(
     for pred in preds:
         writer.write(pred)
     out.print(f"{len(preds)} prediction(s) appended to {output}", highlight=False)
+
+
+# --- per-task environments (original LMR-Bench layout) ---
+
+env_app = typer.Typer(help="Per-task environments (built with uv, cached).", no_args_is_help=True)
+app.add_typer(env_app, name="env")
+EnvOpt = Annotated[EnvMode, typer.Option("--env", help="task: original-layout tasks run in their own cached "
+                                         "environment (built when missing); shared: in the harness's.")]
+CacheOpt = Annotated[Path | None, typer.Option("--cache", help="Cache folder; default $LMRBENCH_CACHE or "
+                                               "~/.cache/lmrbench.")]
+
+
+def _env_config(cache: Path | None, workers: int = 2) -> EnvConfig:
+    return EnvConfig(workers=workers) if cache is None else EnvConfig(cache_dir=cache, workers=workers)
+
+
+def _env_line(rec: EnvRecord) -> str:
+    state = "[green]ready[/green]" if rec.status is EnvStatus.READY else "[yellow]partial[/yellow]"
+    how = "cached" if rec.reused else f"built in {rec.seconds:.0f} s"
+    failed = "; could not install: " + ", ".join(f.requirement for f in rec.failed) if rec.failed else ""
+    return f"{rec.task_id}: {state} ({how}, {len(rec.installed)} installed){failed}"
+
+
+def attach_task_envs(ts: TaskSet, select: list[str] | None, mode: EnvMode, cache: Path | None = None) -> None:
+    """Attach (building when missing) the environments of the selected tasks (all when None), with a progress bar."""
+    ids = {i.task_id for i in ts.select(select)} if select is None or select else set()
+    with Progress(TextColumn("environments"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        job = bar.add_task("", total=None)
+
+        def tick(rec: EnvRecord) -> None:
+            bar.update(job, advance=1, description=rec.task_id)
+            if rec.failed:
+                err.print(_env_line(rec), highlight=False)
+
+        try:
+            attach_envs(ts, ids, mode, _env_config(cache), tick)
+        except EnvBuildError as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from exc
+
+
+@env_app.command("build")
+def env_build(tasks: TasksOpt = None, select: SelectOpt = None, cache: CacheOpt = None,
+              workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Builds in parallel.")] = 2,
+              rebuild: Annotated[bool, typer.Option("--rebuild", help="Build again even when cached.")] = False
+              ) -> None:
+    """Build (or find cached) one environment per selected original-layout task."""
+    ts = _load(tasks)
+    ids = {i.task_id for i in ts.select(select)}
+    chosen = [t for t in ts.tasks if t.task_id in ids and needs_env(t, "task")]
+    for t in ts.tasks:
+        if t.task_id in ids and t.defect:
+            out.print(f"{t.task_id}: [red]skipped[/red] ({t.defect})", highlight=False)
+    with Progress(TextColumn("building"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        job = bar.add_task("", total=len(chosen))
+        try:
+            records = build_envs(chosen, _env_config(cache, workers), rebuild,
+                                 tick=lambda r: bar.update(job, advance=1, description=r.task_id))
+        except EnvBuildError as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from exc
+    for rec in records:
+        out.print(_env_line(rec), highlight=False)
+    built = sum(r.seconds for r in records if not r.reused)
+    out.print(f"{len(records)} environment(s); {sum(not r.reused for r in records)} built in {built:.0f} s "
+              "(summed over builds)", highlight=False)
 
 
 def main() -> None:  # pragma: no cover

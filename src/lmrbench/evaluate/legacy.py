@@ -67,7 +67,8 @@ def _interpreter(task: Task, ws: Path) -> tuple[str, dict[str, str], list[Path]]
     env = dict(OFFLINE_ENV)
     if task.env is None:
         return sys.executable, env | {"PYTHONPATH": str(ws)}, []
-    paths = [str(ws / p) for p in task.env.paths] + [str(ws)]
+    # after the repository: tests that drop sys.path's first entries still find the local packages (25-AdaLora)
+    paths = [str(ws)] + [str(ws / p) for p in task.env.paths]
     bins = [str(task.env.python.parent), str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]
     env |= {"PYTHONPATH": os.pathsep.join(paths), "PATH": os.pathsep.join(bins), "VIRTUAL_ENV": str(task.env.root)}
     return str(task.env.python), env, [task.env.root]
