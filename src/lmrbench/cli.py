@@ -21,6 +21,8 @@ from lmrbench.evaluate.models import Evaluation, Prediction, Status
 from lmrbench.evaluate.runner import EvalConfig
 from lmrbench.external import export_workspaces, predictions_from_dirs
 from lmrbench.generate import BUILTIN_MODELS, GenerateProgress, SolverName, generate_builtin, generate_with_model
+from lmrbench.importers.human_eval import Scale, import_labels
+from lmrbench.importers.openhands import from_openhands
 from lmrbench.jsonl import JsonlWriter
 from lmrbench.judge.agreement import agreement_table, load_labels
 from lmrbench.judge.run import judge_run, load_judgments
@@ -362,8 +364,10 @@ def report_cmd(
 
 @app.command("judge")
 def judge_cmd(
-    target: Annotated[str, typer.Argument(help="RUN_DIR, or 'agreement' followed by RUN_DIR.")],
-    run_dir_arg: Annotated[Path | None, typer.Argument(help="RUN_DIR after 'agreement'.")] = None,
+    target: Annotated[str, typer.Argument(help="RUN_DIR, 'agreement' followed by RUN_DIR, or 'import-labels' "
+                                          "followed by the original's human-evaluation files.")],
+    rest: Annotated[list[Path] | None, typer.Argument(help="RUN_DIR after 'agreement'; FILE... after "
+                                                      "'import-labels'.")] = None,
     judge: Annotated[list[str] | None, typer.Option("--judge", help="Judge model(s); several = majority vote.")]
     = None,
     labels: LabelsOpt = None,
@@ -372,9 +376,17 @@ def judge_cmd(
     concurrency: ConcOpt = 4,
     api_base: ApiBaseOpt = None,
     as_json: JsonOpt = False,
+    labels_out: Annotated[Path | None, typer.Option("--out", help="import-labels: the labels JSONL to write.")] = None,
+    scale: Annotated[list[str] | None, typer.Option("--scale", help="import-labels: ANNOTATOR=0-2 or =1-3 "
+                                                    "(default: 0-2 when the annotator used a 0).")] = None,
 ) -> None:
-    """`judge RUN_DIR --judge M`: LLM-as-judge categories 1/2/3. `judge agreement RUN_DIR --labels F`."""
+    """`judge RUN_DIR --judge M`: LLM-as-judge categories 1/2/3. `judge agreement RUN_DIR --labels F`.
+    `judge import-labels FILE... --out LABELS.jsonl`: the original's human evaluations as labels."""
     ts = _load(tasks, quiet=True)
+    run_dir_arg = rest[0] if rest else None
+    if target == "import-labels":
+        judge_import_labels(ts, rest or [], labels_out, scale or [])
+        return
     if target == "agreement":
         if run_dir_arg is None or labels is None:
             err.print("[red]error:[/red] usage: lmrbench judge agreement RUN_DIR --labels FILE")
@@ -488,6 +500,49 @@ def predictions_from_dirs_cmd(
     for pred in preds:
         writer.write(pred)
     out.print(f"{len(preds)} prediction(s) appended to {output}", highlight=False)
+
+
+# --- importers of the original LMR-Bench's results ---
+
+
+def judge_import_labels(ts: TaskSet, files: list[Path], out_path: Path | None, scales: list[str]) -> None:
+    """Write our labels JSONL from the original's human-evaluation JSON files."""
+    parsed: dict[str, Scale] = {}
+    for item in scales:
+        who, _, value = item.partition("=")
+        if value not in ("0-2", "1-3") or not who:
+            err.print(f"[red]error:[/red] --scale {item!r}: give ANNOTATOR=0-2 or ANNOTATOR=1-3")
+            raise typer.Exit(2)
+        parsed[who] = value  # type: ignore[assignment]
+    if not files or out_path is None or any(not f.is_file() for f in files):
+        err.print("[red]error:[/red] usage: lmrbench judge import-labels FILE... --out LABELS.jsonl (files must exist)")
+        raise typer.Exit(2)
+    result = import_labels(files, ts, parsed)
+    for problem in result.problems:
+        err.print(f"[yellow]skipped:[/yellow] {problem}", highlight=False)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text("".join(lab.model_dump_json() + "\n" for lab in result.labels), encoding="utf-8")
+    scales_used = ", ".join(f"{a} {s}" for a, s in result.scales.items())
+    out.print(f"{len(result.labels)} label(s) -> {out_path} (scales: {scales_used})", highlight=False)
+
+
+@predictions_app.command("from-openhands")
+def predictions_from_openhands_cmd(
+    output_jsonl: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="OpenHands output.jsonl.")],
+    model: Annotated[str, typer.Option(help="Name to record for the agent.")],
+    output: Annotated[Path, typer.Option("--out", help="predictions.jsonl to append to.")],
+    tasks: TasksOpt = None,
+) -> None:
+    """Replay each trajectory's successful edits onto its task's repository: diff (or error) predictions."""
+    ts = _load(tasks, quiet=True)
+    result = from_openhands(output_jsonl, ts, model)
+    for problem in result.problems:
+        err.print(f"[yellow]skipped:[/yellow] {problem}", highlight=False)
+    writer = JsonlWriter(output)
+    for pred in result.predictions:
+        writer.write(pred)
+    errors = sum(p.error is not None for p in result.predictions)
+    out.print(f"{len(result.predictions)} prediction(s) ({errors} error) appended to {output}", highlight=False)
 
 
 # --- per-task environments (original LMR-Bench layout) ---
