@@ -26,6 +26,7 @@ GPU = re.compile(
     r"torch\.cuda\.is_available\(\) is False|CUDA_HOME environment variable is not set|"
     r"no kernel image is available|libcuda\.so"
 )
+FRAME = re.compile(r'^  File "([^"]+)", line \d+, in .*\n((?:    .*\n)?)', re.M)
 UNPICKLE_POINTER = re.compile(r"invalid load key, 'v'|Failed to interpret file .* as a pickle")
 
 
@@ -55,7 +56,27 @@ def _fixture(text: str, refs: list[FixtureRef]) -> Cause | None:
     return None
 
 
-def classify_output(text: str, workspace_modules: set[str], refs: list[FixtureRef]) -> Cause | None:
+def _import_failure(text: str, workspace: str) -> Cause | None:
+    """An installed package that fails while being imported (a version that does not fit the harness's torch,
+    scipy or pyarrow): the last traceback ends inside site-packages, and the repository's own frames in it are
+    import statements only, so no code of the prediction had run yet."""
+    start = text.rfind("Traceback (most recent call last):")
+    if start < 0:
+        return None
+    block = text[start:]
+    frames = [(m.group(1), m.group(2).strip()) for m in FRAME.finditer(block)]
+    if not frames or "/site-packages/" not in frames[-1][0]:
+        return None
+    own = [src for path, src in frames if path.startswith(workspace)]
+    if not own or not all(src.startswith(("from ", "import ")) for src in own):
+        return None
+    last = [ln for ln in block.splitlines() if ln and not ln.startswith((" ", "Traceback"))]
+    return Cause(ErrorCause.INCOMPATIBLE, f"environment: an installed package fails to import here "
+                 f"({(last[-1] if last else 'see the log')[:160]})")
+
+
+def classify_output(text: str, workspace_modules: set[str], refs: list[FixtureRef], workspace: str = "\0"
+                    ) -> Cause | None:
     """The environment cause visible in a failed run's output, or None when it looks like a model failure."""
     found = _missing_module(text, workspace_modules) or _fixture(text, refs)
     if found:
@@ -66,4 +87,4 @@ def classify_output(text: str, workspace_modules: set[str], refs: list[FixtureRe
     gpu = GPU.search(text)
     if gpu:
         return Cause(ErrorCause.GPU, f"environment: a GPU is required and absent ({gpu.group(0)})")
-    return None
+    return _import_failure(text, workspace)

@@ -97,7 +97,7 @@ def refusal(cause: Cause, log: Path) -> dict[str, Any]:
 def _not_passed(task: Task, ws: Path, output: str, refs: list[FixtureRef]) -> Cause | None:
     if task.env is not None and task.env.failed:
         return Cause(ErrorCause.PACKAGE_INSTALL, "environment: could not install " + ", ".join(task.env.failed))
-    return classify_output(output, _workspace_modules(ws), refs)
+    return classify_output(output, _workspace_modules(ws), refs, str(ws.resolve()) + os.sep)
 
 
 def run_legacy(task: Task, impl: Implementation, ws: Path, sandbox: Sandbox, timeout: int, log: Path,

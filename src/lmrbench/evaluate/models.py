@@ -56,6 +56,7 @@ class ErrorCause(StrEnum):
 
     MISSING_MODULE = "missing_module"
     PACKAGE_INSTALL = "package_install"
+    INCOMPATIBLE = "incompatible_package"
     LFS_POINTER = "lfs_pointer"
     MISSING_FIXTURE = "missing_fixture"
     NETWORK = "network"
