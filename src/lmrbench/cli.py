@@ -14,12 +14,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from lmrbench.envs import EnvBuildError, EnvConfig, EnvMode, EnvRecord, EnvStatus, attach_envs, build_envs
+from lmrbench.envs.build import needs_env
 from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
 from lmrbench.evaluate.models import Evaluation, Prediction, Status
 from lmrbench.evaluate.regrade import regrade_run
 from lmrbench.evaluate.runner import EvalConfig
 from lmrbench.external import export_workspaces, predictions_from_dirs
 from lmrbench.generate import BUILTIN_MODELS, GenerateProgress, SolverName, generate_builtin, generate_with_model
+from lmrbench.importers.human_eval import Scale, import_labels
+from lmrbench.importers.openhands import from_openhands
 from lmrbench.jsonl import JsonlWriter
 from lmrbench.judge.agreement import agreement_table, load_labels
 from lmrbench.judge.run import judge_run, load_judgments
@@ -186,9 +190,11 @@ def validate_cmd(
     workers: WorkersOpt = 2,
     cold: Annotated[bool, typer.Option("--cold", help="One cold sandbox per job instead of warm batches.")] = False,
     as_json: JsonOpt = False,
+    env: EnvOpt = "task",
 ) -> None:
     """Prove tasks discriminate: reference N/N, stub fails, wrong variants fail, mutants killed."""
     ts = _load(tasks)
+    attach_task_envs(ts, select, env)
     impls = [(ts.task(i.task_id), i) for i in ts.select(select)]
     cfg = ValidateConfig(repeat=repeat, wrong=not no_wrong, mutants=mutants, max_mutants=max_mutants,
                          workers=workers, warm=not cold)
@@ -389,6 +395,7 @@ def evaluate_cmd(
     isolation: IsolationOpt = "best",
     repo_root: RepoRootOpt = None,
     as_json: JsonOpt = False,
+    env: EnvOpt = "task",
 ) -> None:
     """Evaluate predictions in the sandbox into evaluations.jsonl (resumable), then report; or re-grade a run."""
     ts = _load(tasks)
@@ -397,6 +404,7 @@ def evaluate_cmd(
         return
     if predictions is None:
         raise typer.BadParameter("give --predictions FILE (or --regrade RUN_DIR)")
+    attach_task_envs(ts, sorted({p.instance_id for p in load_predictions(predictions, ts)[0]}), env)
     rd = run_dir or predictions.parent
     _evaluate(ts, predictions, rd, workers, timeout, isolation, repo_root)
     _report(ts, [rd], as_json)
@@ -440,8 +448,10 @@ def report_cmd(
 
 @app.command("judge")
 def judge_cmd(
-    target: Annotated[str, typer.Argument(help="RUN_DIR, or 'agreement' followed by RUN_DIR.")],
-    run_dir_arg: Annotated[Path | None, typer.Argument(help="RUN_DIR after 'agreement'.")] = None,
+    target: Annotated[str, typer.Argument(help="RUN_DIR, 'agreement' followed by RUN_DIR, or 'import-labels' "
+                                          "followed by the original's human-evaluation files.")],
+    rest: Annotated[list[Path] | None, typer.Argument(help="RUN_DIR after 'agreement'; FILE... after "
+                                                      "'import-labels'.")] = None,
     judge: Annotated[list[str] | None, typer.Option("--judge", help="Judge model(s); several = majority vote.")]
     = None,
     labels: LabelsOpt = None,
@@ -450,9 +460,17 @@ def judge_cmd(
     concurrency: ConcOpt = 4,
     api_base: ApiBaseOpt = None,
     as_json: JsonOpt = False,
+    labels_out: Annotated[Path | None, typer.Option("--out", help="import-labels: the labels JSONL to write.")] = None,
+    scale: Annotated[list[str] | None, typer.Option("--scale", help="import-labels: ANNOTATOR=0-2 or =1-3 "
+                                                    "(default: 0-2 when the annotator used a 0).")] = None,
 ) -> None:
-    """`judge RUN_DIR --judge M`: LLM-as-judge categories 1/2/3. `judge agreement RUN_DIR --labels F`."""
+    """`judge RUN_DIR --judge M`: LLM-as-judge categories 1/2/3. `judge agreement RUN_DIR --labels F`.
+    `judge import-labels FILE... --out LABELS.jsonl`: the original's human evaluations as labels."""
     ts = _load(tasks, quiet=True)
+    run_dir_arg = rest[0] if rest else None
+    if target == "import-labels":
+        judge_import_labels(ts, rest or [], labels_out, scale or [])
+        return
     if target == "agreement":
         if run_dir_arg is None or labels is None:
             err.print("[red]error:[/red] usage: lmrbench judge agreement RUN_DIR --labels FILE")
@@ -507,9 +525,11 @@ def run_cmd(
     workers: WorkersOpt = 2,
     isolation: IsolationOpt = "best",
     as_json: JsonOpt = False,
+    env: EnvOpt = "task",
 ) -> None:
     """Generate, evaluate and report in one go (resumable)."""
     ts = _load(tasks)
+    attach_task_envs(ts, select, env)
     rd = _run_dir(run_dir, model)
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
                         max_steps, no_cache)
@@ -565,6 +585,117 @@ def predictions_from_dirs_cmd(
     for pred in preds:
         writer.write(pred)
     out.print(f"{len(preds)} prediction(s) appended to {output}", highlight=False)
+
+
+# --- importers of the original LMR-Bench's results ---
+
+
+def judge_import_labels(ts: TaskSet, files: list[Path], out_path: Path | None, scales: list[str]) -> None:
+    """Write our labels JSONL from the original's human-evaluation JSON files."""
+    parsed: dict[str, Scale] = {}
+    for item in scales:
+        who, _, value = item.partition("=")
+        if value not in ("0-2", "1-3") or not who:
+            err.print(f"[red]error:[/red] --scale {item!r}: give ANNOTATOR=0-2 or ANNOTATOR=1-3")
+            raise typer.Exit(2)
+        parsed[who] = value  # type: ignore[assignment]
+    if not files or out_path is None or any(not f.is_file() for f in files):
+        err.print("[red]error:[/red] usage: lmrbench judge import-labels FILE... --out LABELS.jsonl (files must exist)")
+        raise typer.Exit(2)
+    result = import_labels(files, ts, parsed)
+    for problem in result.problems:
+        err.print(f"[yellow]skipped:[/yellow] {problem}", highlight=False)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text("".join(lab.model_dump_json() + "\n" for lab in result.labels), encoding="utf-8")
+    scales_used = ", ".join(f"{a} {s}" for a, s in result.scales.items())
+    out.print(f"{len(result.labels)} label(s) -> {out_path} (scales: {scales_used})", highlight=False)
+
+
+@predictions_app.command("from-openhands")
+def predictions_from_openhands_cmd(
+    output_jsonl: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="OpenHands output.jsonl.")],
+    model: Annotated[str, typer.Option(help="Name to record for the agent.")],
+    output: Annotated[Path, typer.Option("--out", help="predictions.jsonl to append to.")],
+    tasks: TasksOpt = None,
+) -> None:
+    """Replay each trajectory's successful edits onto its task's repository: diff (or error) predictions."""
+    ts = _load(tasks, quiet=True)
+    result = from_openhands(output_jsonl, ts, model)
+    for problem in result.problems:
+        err.print(f"[yellow]skipped:[/yellow] {problem}", highlight=False)
+    writer = JsonlWriter(output)
+    for pred in result.predictions:
+        writer.write(pred)
+    errors = sum(p.error is not None for p in result.predictions)
+    out.print(f"{len(result.predictions)} prediction(s) ({errors} error) appended to {output}", highlight=False)
+
+
+# --- per-task environments (original LMR-Bench layout) ---
+
+env_app = typer.Typer(help="Per-task environments (built with uv, cached).", no_args_is_help=True)
+app.add_typer(env_app, name="env")
+EnvOpt = Annotated[EnvMode, typer.Option("--env", help="task: original-layout tasks run in their own cached "
+                                         "environment (built when missing); shared: in the harness's.")]
+CacheOpt = Annotated[Path | None, typer.Option("--cache", help="Cache folder; default $LMRBENCH_CACHE or "
+                                               "~/.cache/lmrbench.")]
+
+
+def _env_config(cache: Path | None, workers: int = 2) -> EnvConfig:
+    return EnvConfig(workers=workers) if cache is None else EnvConfig(cache_dir=cache, workers=workers)
+
+
+def _env_line(rec: EnvRecord) -> str:
+    state = "[green]ready[/green]" if rec.status is EnvStatus.READY else "[yellow]partial[/yellow]"
+    how = "cached" if rec.reused else f"built in {rec.seconds:.0f} s"
+    failed = "; could not install: " + ", ".join(f.requirement for f in rec.failed) if rec.failed else ""
+    return f"{rec.task_id}: {state} ({how}, {len(rec.installed)} installed){failed}"
+
+
+def attach_task_envs(ts: TaskSet, select: list[str] | None, mode: EnvMode, cache: Path | None = None) -> None:
+    """Attach (building when missing) the environments of the selected tasks (all when None), with a progress bar."""
+    ids = {i.task_id for i in ts.select(select)} if select is None or select else set()
+    with Progress(TextColumn("environments"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        job = bar.add_task("", total=None)
+
+        def tick(rec: EnvRecord) -> None:
+            bar.update(job, advance=1, description=rec.task_id)
+            if rec.failed:
+                err.print(_env_line(rec), highlight=False)
+
+        try:
+            attach_envs(ts, ids, mode, _env_config(cache), tick)
+        except EnvBuildError as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from exc
+
+
+@env_app.command("build")
+def env_build(tasks: TasksOpt = None, select: SelectOpt = None, cache: CacheOpt = None,
+              workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Builds in parallel.")] = 2,
+              rebuild: Annotated[bool, typer.Option("--rebuild", help="Build again even when cached.")] = False
+              ) -> None:
+    """Build (or find cached) one environment per selected original-layout task."""
+    ts = _load(tasks)
+    ids = {i.task_id for i in ts.select(select)}
+    chosen = [t for t in ts.tasks if t.task_id in ids and needs_env(t, "task")]
+    for t in ts.tasks:
+        if t.task_id in ids and t.defect:
+            out.print(f"{t.task_id}: [red]skipped[/red] ({t.defect})", highlight=False)
+    with Progress(TextColumn("building"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        job = bar.add_task("", total=len(chosen))
+        try:
+            records = build_envs(chosen, _env_config(cache, workers), rebuild,
+                                 tick=lambda r: bar.update(job, advance=1, description=r.task_id))
+        except EnvBuildError as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from exc
+    for rec in records:
+        out.print(_env_line(rec), highlight=False)
+    built = sum(r.seconds for r in records if not r.reused)
+    out.print(f"{len(records)} environment(s); {sum(not r.reused for r in records)} built in {built:.0f} s "
+              "(summed over builds)", highlight=False)
 
 
 def main() -> None:  # pragma: no cover

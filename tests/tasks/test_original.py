@@ -67,14 +67,15 @@ def test_each_quirk_is_reported(tmp_path):
     make_original(tmp_path, "04-NoRepo", {"repo_folder_name": "gone"}, {})
     make_original(tmp_path, "05-GoalIsTest", {"impl": {"goal_file": "unit_test/unit_test_1.py"}}, {})
     make_original(tmp_path, "06-BadTestName", {"impl": {"unit_test_file": "unit_test/unit_test_9.py"}},
-                  {"repo/unit_test/unit_test.py": TEST})
+                  {"repo/unit_test/unit_test.py": TEST, "repo/unit_test/unit_test_1.py": None})
     make_original(tmp_path, "07-GoldenInside", {}, {"repo/losses_golden.py": GOLDEN})
     make_original(tmp_path, "08-BodyElsewhere", {}, {"repo/vendor/lib.py": "def other(x):\n    y = x * 2\n"
                                                                          "    return y + 1\n"})
     make_original(tmp_path, "09-EmptyPaper", {}, {"repo/paper.json": None, "repo/paper.pdf": b""})
     make_original(tmp_path, "10-NoGoalFunction", {"impl": {"goal_function": None, "class_name": None}}, {})
     (tmp_path / "11-ZeroByteRepo").mkdir()
-    (tmp_path / "11-ZeroByteRepo" / "info.json").write_text(json.dumps({"repo_folder_name": "repo"}))
+    (tmp_path / "11-ZeroByteRepo" / "info.json").write_text(json.dumps({"repo_folder_name": "repo",
+                                                                        "implementations": [{"index": 1}]}))
     (tmp_path / "11-ZeroByteRepo" / "repo").write_bytes(b"")
     make_original(tmp_path, "12-PdfOnly", {}, {"repo/paper.json": None, "repo/paper.pdf": b"%PDF-1.4 fake"})
     make_original(tmp_path, "13-Cuda", {}, {"repo/model.py": "import torch\nx = torch.zeros(1).cuda()\n"})
@@ -84,6 +85,7 @@ def test_each_quirk_is_reported(tmp_path):
     assert ts.task("02-drift").implementations[0].retrieval_context == ["a.py"]
     assert (None, "lfs-pointer") in _kinds(problems, "03-lfs")
     assert (None, "missing-repo") in _kinds(problems, "04-norepo")
+    assert "does not exist" in ts.task("04-norepo").defect  # loads, so that each implementation is an error
     assert (1, "goal-is-test-file") in _kinds(problems, "05-goalistest")
     assert (1, "missing-unit-test-file") in _kinds(problems, "06-badtestname")
     assert ts.task("06-badtestname").implementations[0].unit_test_file == "unit_test/unit_test.py"
@@ -97,5 +99,6 @@ def test_each_quirk_is_reported(tmp_path):
     # one line each, with task, implementation, kind and detail
     line = next(p for p in problems if p.kind == "lfs-pointer").line()
     assert line.startswith("03-lfs\terror\tlfs-pointer\t") and "tensors/x.pt" in line
-    # the clean tasks in between are untouched: every loadable task loaded
-    assert len(ts.tasks) == 10  # 12 folders, less the two without a repository
+    assert "empty file" in ts.task("11-zerobyterepo").defect
+    # the clean tasks in between are untouched: every task loaded, those without a repository with their defect
+    assert len(ts.tasks) == 12

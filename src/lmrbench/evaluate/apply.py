@@ -10,7 +10,7 @@ from pathlib import Path
 from lmrbench.evaluate.models import Prediction
 from lmrbench.safefs import UnsafePath, read_beneath, walk_files
 from lmrbench.tasks.schema import Layout, Task
-from lmrbench.tasks.source import SourceError, splice_functions
+from lmrbench.tasks.source import SourceError, extract, splice, splice_functions
 
 # Files a prediction may never add: they would run code before or around the hidden tests.
 FORBIDDEN_NAMES = {"sitecustomize.py", "usercustomize.py"}
@@ -32,9 +32,16 @@ class InvalidPrediction(ValueError):
 
 
 def make_workspace(task: Task, dest: Path) -> Path:
-    """A fresh copy of the masked repository (no golden files, no hidden tests)."""
+    """A fresh copy of the masked repository (no golden files, no hidden tests).
+
+    A task whose repository is missing or not a folder (the original's 0-byte submodule links) gets an empty
+    workspace; evaluating it is refused later with the task's recorded defect.
+    """
     if dest.exists():
         shutil.rmtree(dest)
+    if not task.repo_dir.is_dir():
+        dest.mkdir(parents=True)
+        return dest
     shutil.copytree(task.repo_dir, dest, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     return dest
 
@@ -74,6 +81,8 @@ def _git_env(ws: Path) -> dict[str, str]:
 
 
 def _apply_diff(diff: str, ws: Path) -> None:
+    if not diff.strip():
+        return  # an empty diff changes nothing (the original's reference when its goal file equals the golden)
     patch = ws.parent / f"{ws.name}.patch"
     try:
         patch.write_text(diff if diff.endswith("\n") else diff + "\n", encoding="utf-8")
@@ -145,7 +154,9 @@ def check_tree(ws: Path) -> None:
 
 def protected_files(task: Task) -> list[Path]:
     """Repository files restored to pristine after applying a prediction: data, fixtures, original unit tests."""
-    out = []
+    out: list[Path] = []
+    if not task.repo_dir.is_dir():
+        return out
     for path in task.repo_dir.rglob("*"):
         if not path.is_file() or "__pycache__" in path.parts:
             continue
@@ -156,25 +167,90 @@ def protected_files(task: Task) -> list[Path]:
     return out
 
 
+def _protected_goals(task: Task, protected: list[Path]) -> dict[Path, list[str]]:
+    """Goal files that are also protected (the original's functions masked inside its unit-test files)."""
+    goals: dict[Path, list[str]] = {}
+    for impl in task.implementations:
+        rel = Path(impl.goal_file)
+        if rel in protected:
+            goals.setdefault(rel, []).extend(impl.targets)
+    return goals
+
+
+def _candidate_goals(goals: dict[Path, list[str]], ws: Path) -> dict[Path, str]:
+    out = {}
+    for rel in goals:
+        path = ws / rel
+        if path.is_file() and not path.is_symlink():
+            out[rel] = path.read_text(encoding="utf-8", errors="replace")
+    return out
+
+
+def _resplice(goals: dict[Path, list[str]], candidates: dict[Path, str], task: Task, ws: Path) -> list[str]:
+    """Put the candidate's target definitions into the restored pristine goal files; the rest stays pristine."""
+    notes = []
+    for rel, targets in goals.items():
+        cand = candidates.get(rel)
+        pristine = (task.repo_dir / rel).read_text(encoding="utf-8")
+        if cand is None or cand == pristine:
+            continue
+        if not targets:  # the whole file is the target
+            (ws / rel).write_text(cand, encoding="utf-8")
+            continue
+        text = pristine
+        try:
+            for t in dict.fromkeys(targets):
+                text = splice(text, t, extract(cand, t))
+        except SourceError as exc:
+            notes.append(f"{rel} (targets not taken: {exc})")
+            continue
+        (ws / rel).write_text(text, encoding="utf-8")
+    return notes
+
+
+def _fresh_path(ws: Path, rel: Path) -> Path:
+    """`ws/rel` with nothing at it and real folders above it: a symlink planted by a prediction is removed, never
+    followed (the restore runs outside the sandbox)."""
+    here = ws
+    for part in rel.parts[:-1]:
+        here = here / part
+        if here.is_symlink() or (here.exists() and not here.is_dir()):
+            here.unlink()
+        here.mkdir(exist_ok=True)
+    here = here / rel.parts[-1]
+    if here.is_symlink() or here.is_file():
+        here.unlink()
+    elif here.is_dir():
+        shutil.rmtree(here)
+    return here
+
+
 def restore_protected(task: Task, ws: Path) -> list[str]:
-    """Put protected files back, remove forbidden ones; returns what had been tampered with."""
+    """Put protected files back, remove forbidden ones; returns what had been tampered with.
+
+    A goal file inside a protected folder keeps the candidate's target definitions: only the rest is restored.
+    """
+    protected = protected_files(task)
+    goals = _protected_goals(task, protected)
+    candidates = _candidate_goals(goals, ws)
     touched = []
-    for rel in protected_files(task):
+    for rel in protected:
+        if rel in goals:
+            continue
         pristine, here = task.repo_dir / rel, ws / rel
         try:
-            if not here.is_file() or here.read_bytes() != pristine.read_bytes():
+            if here.is_symlink() or not here.is_file() or here.read_bytes() != pristine.read_bytes():
                 touched.append(str(rel))
-                here.parent.mkdir(parents=True, exist_ok=True)
-                if here.is_dir():
-                    shutil.rmtree(here)
-                shutil.copyfile(pristine, here)
+                shutil.copyfile(pristine, _fresh_path(ws, rel))
         except OSError as exc:
             raise InvalidPrediction(f"cannot restore protected file '{rel}': {exc.strerror}") from exc
     for path in list(ws.rglob("*")):
         if path.is_file() and (path.name in FORBIDDEN_NAMES or path.suffix in FORBIDDEN_SUFFIXES):
             touched.append(str(path.relative_to(ws)))
             path.unlink()
-    return touched
+    for rel in goals:
+        shutil.copyfile(task.repo_dir / rel, _fresh_path(ws, rel))
+    return touched + _resplice(goals, candidates, task, ws)
 
 
 def apply_prediction(pred: Prediction, ws: Path, repo_root: Path | None = None) -> None:

@@ -96,7 +96,8 @@ def evaluate_predictions(
             writer.write(ev)
             finished.add(ev.key)
             results.append(ev)
-    digests = {t.task_id: task_hash(t) for t in tasks.tasks}
+    # a task's own environment is part of what decides a verdict: a rebuilt environment re-evaluates
+    digests = {t.task_id: task_hash(t) + (t.env.key if t.env else "") for t in tasks.tasks}
     todo = []
     for pred in preds:
         try:

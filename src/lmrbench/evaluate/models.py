@@ -57,6 +57,18 @@ class Grading(StrEnum):
     PROBE = "probe"  # probe data compared with the reference's outside the sandbox: cannot be forged
     PYTEST = "pytest"  # pytest inside the sandbox, nonce + exit code: the candidate shares the grader's process
     LEGACY = "legacy"  # the original layout's own test script and log rule
+class ErrorCause(StrEnum):
+    """Why an evaluation is an `error`: the environment, not the prediction, kept the tests from measuring it."""
+
+    MISSING_MODULE = "missing_module"
+    PACKAGE_INSTALL = "package_install"
+    INCOMPATIBLE = "incompatible_package"
+    LFS_POINTER = "lfs_pointer"
+    MISSING_FIXTURE = "missing_fixture"
+    NETWORK = "network"
+    GPU = "gpu"
+    MISSING_TEST = "missing_test"
+    MISSING_REPO = "missing_repo"
 
 
 class LegacyVerdict(BaseModel):
@@ -65,6 +77,8 @@ class LegacyVerdict(BaseModel):
     log_rule: bool = Field(description="The log has a 'Passed' and no 'Failed' (the original rule).")
     strict: bool = Field(description="log_rule and the test process exited 0.")
     log_found: bool
+    log_file: str = Field(default="", description="The log read, relative to the test's folder (the test's own "
+                          "name, or the one log the run wrote under another name).")
 
 
 class Evaluation(BaseModel):
@@ -93,6 +107,8 @@ class Evaluation(BaseModel):
     failures: list[str] = Field(default_factory=list, description="The first failing cases, with reasons.")
     run_path: str = Field(default="cold", description="'cold' (own sandbox) or 'warm' (trusted batch).")
     outputs_path: str = Field(default="", description="The probe data kept for re-grading, if any.")
+    cause: ErrorCause | None = Field(default=None, description="Only for status error: what in the environment "
+                                     "kept the tests from measuring the prediction.")
 
     @property
     def passed(self) -> bool:

@@ -25,7 +25,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_workspace, restore_protected
-from lmrbench.evaluate.grading import grade, grade_probe, legacy_verdict
+from lmrbench.evaluate.causes import Cause
+from lmrbench.evaluate.grading import grade, grade_probe
+from lmrbench.evaluate.legacy import legacy_command, legacy_fields, preflight, prepare_logs, refusal
 from lmrbench.evaluate.models import Evaluation, Grading, Prediction, Status
 from lmrbench.evaluate.probes import read_capped
 from lmrbench.jsonl import MAX_DEPTH, within_depth
@@ -163,6 +165,7 @@ class Prepared:
     timeout: int
     grading: Grading
     invalid: str = ""
+    refused: Cause | None = None
     tampered: list[str] = field(default_factory=list)
     nonce: str = ""
 
@@ -225,6 +228,10 @@ def prepare(task: Task, impl: Implementation, pred: Prediction, item_dir: Path, 
         shutil.rmtree(p.item_dir)
     p.out.mkdir(parents=True)
     p.hidden.mkdir()
+    if p.grading is Grading.LEGACY:
+        p.refused = preflight(task, impl)  # no repository, no test, LFS fixtures: nothing to measure here
+        if p.refused is not None:
+            return p
     try:
         make_workspace(task, p.ws)
         apply_prediction(pred, p.ws, config.repo_root)
@@ -254,19 +261,28 @@ def _test_rel(p: Prepared) -> Path:
     return Path(p.impl.unit_test_file).relative_to(p.task.tests_dir.relative_to(p.task.root))
 
 
+def _python(task: Task) -> tuple[str, list[Path]]:
+    """The interpreter that runs a task's tests: its own environment's (`lmrbench env build`), else ours."""
+    if task.env is None:
+        return sys.executable, []
+    return str(task.env.python), [task.env.root]
+
+
 def command(p: Prepared) -> Command:
     """The one place an item's command line is built (cold sandboxes and warm batches both run this)."""
     home = {"HOME": str(p.ws / ".home"), "TMPDIR": str(p.ws / ".tmp")}
+    python, env_paths = _python(p.task)
     if p.grading is Grading.PROBE:
-        argv = [sys.executable, "-P", str(p.hidden / "lmrbench_probe.py"), "--out", str(p.out / "outputs.jsonl"),
+        argv = [python, "-P", str(p.hidden / "lmrbench_probe.py"), "--out", str(p.out / "outputs.jsonl"),
                 "--root", str(p.ws), str(p.hidden / _test_rel(p))]
-        return Command(argv, home, [p.hidden], [p.out])
+        return Command(argv, home, [p.hidden, *env_paths], [p.out])
     if p.grading is Grading.PYTEST:
-        argv = [sys.executable, "-P", str(p.hidden / "_launcher.py"), str(p.hidden / _test_rel(p))]
+        argv = [python, "-P", str(p.hidden / "_launcher.py"), str(p.hidden / _test_rel(p))]
         env = {**home, "LMRBENCH_NONCE_FILE": str(p.out / "nonce"), "LMRBENCH_RESULTS": str(p.out / "results.json"),
                "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-        return Command(argv, env, [p.hidden], [p.out])
-    return Command([sys.executable, str(Path(p.impl.unit_test_file))], {**home, "PYTHONPATH": str(p.ws)}, [], [])
+        return Command(argv, env, [p.hidden, *env_paths], [p.out])
+    argv, env, readonly = legacy_command(p.task, p.impl, p.ws)
+    return Command(argv, {**home, **env}, readonly, [])
 
 
 @dataclass
@@ -281,19 +297,10 @@ class RunResult:
     limits_hit: list[str] = field(default_factory=list)
 
 
-def _legacy_logs(p: Prepared) -> Path:
-    return p.ws / Path(p.impl.unit_test_file).parent / "logs"
-
-
 def before_run(p: Prepared) -> None:
     """Last step before the command: a stale legacy log must not grade this run."""
     if p.grading is Grading.LEGACY:
-        logs = _legacy_logs(p)
-        if logs.is_symlink() or logs.is_file():
-            logs.unlink()
-        elif logs.exists():
-            shutil.rmtree(logs)
-        logs.mkdir(parents=True)
+        prepare_logs(p.impl, p.ws)
 
 
 def run_cold(p: Prepared, sandbox: Sandbox) -> RunResult:
@@ -324,19 +331,7 @@ def _grade_fields(p: Prepared, r: RunResult) -> dict[str, Any]:
         g = grade(results, p.nonce, r.exit_code, r.timed_out, _workspace_modules(p.ws))
         return dict(status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
                     reason=g.reason, forgeable=True)
-    return _legacy_fields(p, r)
-
-
-def _legacy_fields(p: Prepared, r: RunResult) -> dict[str, Any]:
-    test = Path(p.impl.unit_test_file)
-    verdict = legacy_verdict(_legacy_logs(p) / f"{test.stem}.log", r.exit_code, root=p.ws)
-    if r.timed_out:
-        status, reason = Status.TIMEOUT, "wall-clock timeout"
-    else:
-        status = Status.PASSED if verdict.strict else Status.FAILED
-        reason = "" if verdict.strict else f"legacy: log_rule={verdict.log_rule}, exit code {r.exit_code}"
-    return dict(status=status, tests_passed=int(verdict.strict), tests_total=1, reason=reason, legacy=verdict,
-                forgeable=True)
+    return legacy_fields(p.task, p.impl, p.ws, p.log, r.exit_code, r.timed_out)
 
 
 def with_notes(reason: str, limits_hit: list[str], tampered: int) -> str:
@@ -373,6 +368,8 @@ class RunFacts(BaseModel):
 def finish(p: Prepared, r: RunResult | None, started: float) -> Evaluation:
     """Grade an item from what its run left behind and build its record."""
     duration = round(time.monotonic() - started, 3)
+    if p.refused is not None:
+        return Evaluation(**p.base_fields(), **refusal(p.refused, p.log), duration_s=duration)
     if p.invalid or r is None:
         return Evaluation(**p.base_fields(), status=Status.INVALID, reason=p.invalid, duration_s=duration)
     fields = _grade_fields(p, r)
@@ -400,7 +397,7 @@ def evaluate_one(
     name = workspace_name(task, impl, pred, key)
     p = prepare(task, impl, pred, work_dir.resolve() / name, log_dir.resolve() / f"{name}.log", key, config)
     try:
-        result = None if p.invalid else run_cold(p, sandbox)
+        result = None if p.invalid or p.refused else run_cold(p, sandbox)
         return finish(p, result, start)
     finally:
         if not config.keep_workspaces:

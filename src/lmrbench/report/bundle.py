@@ -28,6 +28,8 @@ class Drill(BaseModel):
     tests_passed: int
     tests_total: int
     reason: str
+    cause: str = ""
+    log_rule: bool | None = None
     diff: str
     log_tail: str
     judge_notes: list[tuple[str, str]]
@@ -97,8 +99,10 @@ def collect(run_dirs: list[Path], tasks: TaskSet, labels: list[HumanLabel] | Non
                      for j in judgments if (j.instance_id, j.model, j.sample) == (ev.instance_id, ev.model, ev.sample)]
             drills.append(Drill(instance_id=ev.instance_id, model=ev.model, sample=ev.sample, status=ev.status.value,
                                 tests_passed=ev.tests_passed, tests_total=ev.tests_total,
-                                reason=_cap(ev.reason, MAX_REASON_CHARS), diff=diff, log_tail=_tail(ev.log_path, rd),
-                                judge_notes=notes))
+                                reason=_cap(ev.reason, MAX_REASON_CHARS),
+                                cause=ev.cause.value if ev.cause else "",
+                                log_rule=ev.legacy.log_rule if ev.legacy else None,
+                                diff=diff, log_tail=_tail(ev.log_path, rd), judge_notes=notes))
     scores.sort(key=lambda s: -s.pass_rate.value)
     agree = agreement_table(all_judgments, labels) if labels else []
     return ReportData(runs=[str(r) for r in run_dirs], scores=scores, drills=drills, agreement=agree)
@@ -124,6 +128,7 @@ def to_markdown(data: ReportData) -> str:
         vals = [f"{s.per_category[c].value:.1%} (n={s.per_category[c].n})" if c in s.per_category else "-"
                 for s in data.scores]
         lines.append(f"| {c} | " + " | ".join(vals) + " |")
+    lines += _original_rule_md(data) + _unmeasured_md(data)
     if data.agreement:
         lines += ["", "## Judge agreement", "", "| rater | vs | n | accuracy | macro-F1 | kappa |", "|---" * 6 + "|"]
         lines += [f"| {a.a} | {a.b} | {a.n} | {a.accuracy:.1%} | {a.macro_f1:.3f} | {a.kappa:.3f} |"
@@ -133,6 +138,32 @@ def to_markdown(data: ReportData) -> str:
     lines += [f"| {d.instance_id} | {d.model} | {d.sample} | {d.status} | {d.tests_passed}/{d.tests_total} | "
               f"{d.reason.replace('|', '/')[:100]} |" for d in data.drills]
     return "\n".join(lines) + "\n"
+
+
+def _original_rule_md(data: ReportData) -> list[str]:
+    rows = [s for s in data.scores if s.log_rule_rate is not None]
+    if not rows:
+        return []
+    lines = ["", "## The original's log rule (the paper's figure) beside the strict verdict", "",
+             "The log rule passes a log with a 'Passed' and no 'Failed'; strict also needs exit code 0.", "",
+             "| model | strict pass rate | log-rule pass rate | rows that differ |", "|---|---|---|---|"]
+    for s in rows:
+        assert s.log_rule_rate is not None
+        lines.append(f"| {s.model} | {s.pass_rate.value:.1%} | {s.log_rule_rate.value:.1%} | "
+                     f"{', '.join(s.log_rule_differs) or 'none'} |")
+    return lines
+
+
+def _unmeasured_md(data: ReportData) -> list[str]:
+    rows = [s for s in data.scores if s.error_causes]
+    if not rows:
+        return []
+    lines = ["", "## Environment errors (counted apart from failures)", "",
+             "| model | errors by cause | implementations not measured |", "|---|---|---|"]
+    for s in rows:
+        causes = ", ".join(f"{k} {v}" for k, v in s.error_causes.items())
+        lines.append(f"| {s.model} | {causes} | {'; '.join(s.unmeasured) or 'none'} |")
+    return lines
 
 
 def to_csv(data: ReportData) -> str:

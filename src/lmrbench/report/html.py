@@ -161,6 +161,31 @@ def agreement_section(data: ReportData) -> str:
             f"<th>Cohen's kappa</th><th>confusion (rows: rater)</th></tr></thead><tbody>{rows}</tbody></table>")
 
 
+def original_rule_section(scores: list[ModelScore]) -> str:
+    """Original-layout runs: the paper's log-rule figure beside the strict one, and the rows that differ."""
+    rows = "".join(
+        f"<tr><td>{_e(_label(s))}</td><td>{_pct(s.pass_rate.value)}</td><td>{_pct(s.log_rule_rate.value)}</td>"
+        f"<td>{_e(', '.join(s.log_rule_differs) or 'none')}</td></tr>" for s in scores if s.log_rule_rate is not None)
+    if not rows:
+        return ""
+    return ("<h2>The original's log rule beside the strict verdict</h2><p class=\"muted\">The log rule (the paper's "
+            "metric) passes a log with a 'Passed' and no 'Failed'; strict also needs exit code 0.</p>"
+            '<table id="log-rule"><thead><tr><th>model</th><th>strict pass rate</th><th>log-rule pass rate</th>'
+            f"<th>rows that differ</th></tr></thead><tbody>{rows}</tbody></table>")
+
+
+def unmeasured_section(scores: list[ModelScore]) -> str:
+    """Environment errors by cause, and the implementations they left unmeasured."""
+    rows = "".join(
+        f"<tr><td>{_e(_label(s))}</td><td>{_e(', '.join(f'{k} {v}' for k, v in s.error_causes.items()))}</td>"
+        f"<td>{_e('; '.join(s.unmeasured) or 'none')}</td></tr>" for s in scores if s.error_causes)
+    if not rows:
+        return ""
+    return ("<h2>Environment errors (counted apart from failures)</h2>"
+            '<table id="unmeasured"><thead><tr><th>model</th><th>errors by cause</th>'
+            f"<th>implementations not measured</th></tr></thead><tbody>{rows}</tbody></table>")
+
+
 def drill_down(drills: list[Drill]) -> str:
     out = []
     for d in drills:
@@ -183,7 +208,7 @@ def render(data: ReportData) -> str:
         f'<p class="muted">Runs: {_e(", ".join(data.runs))}. Pass rates are over implementations; CIs are '
         "percentile bootstrap (2000 resamples of implementations); pass@k uses the unbiased estimator of "
         "Chen et al. (2021).</p>",
-        "<h2>Leaderboard</h2>", leaderboard(scores),
+        "<h2>Leaderboard</h2>", leaderboard(scores), original_rule_section(scores), unmeasured_section(scores),
         "<h2>Per category</h2>", category_bars(scores), "<h2>pass@k</h2>", pass_at_k_curves(scores),
         "<h2>Judge against unit tests</h2>", judge_vs_tests(scores),
         "<h2>Judge agreement with humans</h2>", agreement_section(data),

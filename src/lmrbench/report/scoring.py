@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from math import comb
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -62,6 +63,13 @@ class ModelScore(BaseModel):
     judge_vs_tests: dict[str, dict[str, int]] = Field(description="judge category -> {passed, not_passed}.")
     usage: Usage
     eval_seconds: float
+    log_rule_rate: Rate | None = Field(default=None, description="Original-layout runs: share of implementations "
+                                       "passing by the original's log rule alone (the paper's figure).")
+    log_rule_differs: list[str] = Field(default_factory=list, description="'<instance>#<sample>' where the log "
+                                        "rule and the strict verdict disagree.")
+    error_causes: dict[str, int] = Field(default_factory=dict, description="Errors per cause ('unknown' when none).")
+    unmeasured: list[str] = Field(default_factory=list, description="'<instance>: <cause>' for implementations "
+                                  "whose every sample is an environment error: they say nothing about the model.")
 
 
 def _per_instance(evals: list[Evaluation]) -> dict[str, list[Evaluation]]:
@@ -90,6 +98,22 @@ def _judge_parts(evals: list[Evaluation], judgments: list[Judgment]) -> tuple[di
     return dict(dist), vs
 
 
+def _legacy_parts(evals: list[Evaluation], inst: dict[str, list[Evaluation]]) -> dict[str, Any]:
+    """The log-rule figure and the rows where it differs from the strict verdict (original-layout runs only)."""
+    if not any(e.legacy is not None for e in evals):
+        return {}
+    shares = [sum(bool(e.legacy and e.legacy.log_rule) for e in evs) / len(evs) for evs in inst.values()]
+    differs = sorted(f"{e.instance_id}#{e.sample}" for e in evals if bool(e.legacy and e.legacy.log_rule) != e.passed)
+    return dict(log_rule_rate=_rate(shares), log_rule_differs=differs)
+
+
+def _error_parts(evals: list[Evaluation], inst: dict[str, list[Evaluation]]) -> dict[str, Any]:
+    causes = Counter(e.cause.value if e.cause else "unknown" for e in evals if e.status is Status.ERROR)
+    unmeasured = [f"{iid}: {evs[0].cause.value if evs[0].cause else 'unknown'}" for iid, evs in sorted(inst.items())
+                  if all(e.status is Status.ERROR for e in evs)]
+    return dict(error_causes=dict(sorted(causes.items())), unmeasured=unmeasured)
+
+
 def score_model(run: str, model: str, evals: list[Evaluation], preds: list[Prediction], judgments: list[Judgment],
                 tasks: TaskSet | None) -> ModelScore:
     cats = {i.instance_id: (i.category.value if i.category else "uncategorised")
@@ -116,6 +140,7 @@ def score_model(run: str, model: str, evals: list[Evaluation], preds: list[Predi
         status_counts={s.value: sum(e.status is s for e in evals) for s in Status},
         judge_distribution=dist, judge_vs_tests=vs, usage=usage,
         eval_seconds=round(sum(e.duration_s for e in evals), 1),
+        **_legacy_parts(evals, inst), **_error_parts(evals, inst),
     )
 
 

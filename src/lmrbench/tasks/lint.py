@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from lmrbench.tasks.lint_probes import lint_probe_files
+from lmrbench.tasks.lint_original import original_checks
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.problems import Problem
 from lmrbench.tasks.schema import Implementation, Layout, Task
@@ -18,17 +19,23 @@ GPU_HINTS = re.compile(r"""\.cuda\(|device\s*=\s*["']cuda|from_pretrained\(|hf_h
 
 
 def _files(root: Path) -> list[Path]:
+    if not root.is_dir():
+        return []
     return sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
 
 
 def _lfs_pointers(task: Task) -> list[Problem]:
-    out = []
+    """One line per task: how many files are Git-LFS pointers, with the first few."""
+    found = []
     for path in _files(task.repo_dir):
         with open(path, "rb") as fh:
             if fh.read(len(LFS_HEADER)) == LFS_HEADER:
-                out.append(Problem(task.task_id, None, "lfs-pointer", f"{path.relative_to(task.root)} is a Git-LFS "
-                                   "pointer, not data"))
-    return out
+                found.append(str(path.relative_to(task.root)))
+    if not found:
+        return []
+    more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+    return [Problem(task.task_id, None, "lfs-pointer", f"{len(found)} Git-LFS pointer file(s), not data: "
+                    f"{', '.join(found[:3])}{more}")]
 
 
 def _golden_in_workspace(task: Task) -> list[Problem]:
@@ -105,10 +112,13 @@ def _our_checks(task: Task, impl: Implementation) -> list[Problem]:
 
 def _task_checks(task: Task) -> list[Problem]:
     out = _lfs_pointers(task) + _golden_in_workspace(task)
-    for path in (p for p in _files(task.repo_dir) if p.suffix == ".py"):
-        if GPU_HINTS.search(path.read_text(encoding="utf-8", errors="replace")):
-            out.append(Problem(task.task_id, None, "needs-gpu-or-hub", f"{path.relative_to(task.root)} uses CUDA "
-                               "or downloads from a hub", "warning"))
+    if task.layout is Layout.ORIGINAL:
+        out += original_checks(task)
+    else:
+        for path in (p for p in _files(task.repo_dir) if p.suffix == ".py"):
+            if GPU_HINTS.search(path.read_text(encoding="utf-8", errors="replace")):
+                out.append(Problem(task.task_id, None, "needs-gpu-or-hub", f"{path.relative_to(task.root)} uses "
+                                   "CUDA or downloads from a hub", "warning"))
     if task.layout is Layout.LMRBENCH:
         bad = sorted(set(task.requirements) - ALLOWED_REQUIREMENTS)
         if bad:

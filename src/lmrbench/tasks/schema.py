@@ -103,6 +103,17 @@ class Implementation(BaseModel):
         return f"{self.task_id}/{self.index}"
 
 
+class TaskEnv(BaseModel):
+    """A task's own environment (`lmrbench env build`): its interpreter replaces the harness's for its tests."""
+
+    python: Path = Field(description="The environment's interpreter.")
+    root: Path = Field(description="The environment's folder; the sandbox shows it read-only.")
+    key: str = Field(description="Hash of the requirement inputs and the Python version; names the folder.")
+    paths: list[str] = Field(default_factory=list, description="Folders of the repository (relative to it) put "
+                             "before it on sys.path: local packages the task's Dockerfile installs with pip.")
+    failed: list[str] = Field(default_factory=list, description="Requirements that could not be installed.")
+
+
 class Task(BaseModel):
     """A loaded task: what every stage needs, whatever layout it came from."""
 
@@ -122,6 +133,10 @@ class Task(BaseModel):
     requirements: list[str] = Field(default_factory=list)
     split: Split | None = Field(default=None, description="Our layout's split; None for the original layout.")
     implementations: list[Implementation]
+    defect: str = Field(default="", description="Why no implementation of this task can be evaluated (original "
+                        "layout: its repository is missing or an empty file); empty when it can.")
+    env: TaskEnv | None = Field(default=None, description="Its own environment, once attached; None = the "
+                                "harness's interpreter.")
 
     def implementation(self, index: int) -> Implementation:
         for impl in self.implementations:
