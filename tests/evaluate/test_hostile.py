@@ -478,7 +478,8 @@ def test_from_dirs_does_not_follow_a_symlink_to_a_home_canary(toy_tasks, tmp_pat
         ws = export_workspaces(toy_tasks, tmp_path / "ws")[0]
         (ws / "calc" / "notes.txt").symlink_to(canary)
         preds = predictions_from_dirs(toy_tasks, tmp_path / "ws", "agent")
-        assert len(preds) == 1 and preds[0].error is not None and "notes.txt" in preds[0].error
+        assert (ws / "calc" / "notes.txt").read_text() == "HOME-CANARY-CONTENT"  # following it would leak
+        assert len(preds) == 1 and preds[0].meta["skipped_symlinks"] == ["calc/notes.txt"]
         assert "HOME-CANARY-CONTENT" not in preds[0].model_dump_json()
     finally:
         canary.unlink()
