@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 import sys
 from collections import Counter
 from pathlib import Path
@@ -78,6 +79,16 @@ def _load(path: Path | None, quiet: bool = False, select: list[str] | None = Non
     return tasks
 
 
+def _select(ts: TaskSet, select: list[str] | None, split: str, since: str | None) -> TaskSet:
+    """The implementations a command works on; an empty selection is a clear error."""
+    try:
+        day = dt.date.fromisoformat(since) if since else None
+        return ts.restrict(select, split, day) if select or split != "all" or day else ts
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+
+
 def status_style(status: Status) -> str:
     return {Status.PASSED: "green", Status.FAILED: "red", Status.TIMEOUT: "yellow"}.get(status, "magenta")
 
@@ -147,9 +158,10 @@ def tasks_show(instance: str, tasks: TasksOpt = None, as_json: JsonOpt = False) 
 
 @tasks_app.command("lint")
 def tasks_lint(path: Annotated[Path | None, typer.Argument(help="Task folder; default: built-in.")] = None,
-               tasks: TasksOpt = None, as_json: JsonOpt = False) -> None:
+               tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT,
+               since: SinceOpt = None, as_json: JsonOpt = False) -> None:
     """Report each defect of a task folder, one line each: task or task/index, severity, kind, detail."""
-    ts = _load(path or tasks, quiet=True)
+    ts = _select(_load(path or tasks, quiet=True), select, split, since)
     problems = lint(ts)
     if as_json:
         _emit_json([p.model_dump() for p in problems])
@@ -163,10 +175,12 @@ def tasks_lint(path: Annotated[Path | None, typer.Argument(help="Task folder; de
 
 @tasks_app.command("fixtures")
 def tasks_fixtures(tasks: TasksOpt = None, select: SelectOpt = None,
+    split: SplitOpt = DEFAULT_SPLIT,
+    since: SinceOpt = None,
                    check: Annotated[bool, typer.Option("--check", help="Compare instead of writing.")] = False
                    ) -> None:
     """Regenerate tests/fixtures of each task from its reference (or check they are up to date)."""
-    ts = _load(tasks)
+    ts = _select(_load(tasks), select, split, since)
     ids = {i.task_id for i in ts.select(select)}
     bad = 0
     for task in (t for t in ts.tasks if t.task_id in ids):
@@ -182,6 +196,8 @@ def tasks_fixtures(tasks: TasksOpt = None, select: SelectOpt = None,
 def validate_cmd(
     tasks: TasksOpt = None,
     select: SelectOpt = None,
+    split: SplitOpt = DEFAULT_SPLIT,
+    since: SinceOpt = None,
     repeat: Annotated[int, typer.Option(min=1, help="Reference runs; each must pass.")] = 3,
     mutants: Annotated[bool, typer.Option("--mutants", help="Also run mechanical mutants.")] = False,
     max_mutants: Annotated[int | None, typer.Option(help="Sample at most this many mutants per impl.")] = None,
@@ -193,7 +209,7 @@ def validate_cmd(
     env: EnvOpt = "task",
 ) -> None:
     """Prove tasks discriminate: reference N/N, stub fails, wrong variants fail, mutants killed."""
-    ts = _load(tasks)
+    ts = _select(_load(tasks), select, split, since)
     attach_task_envs(ts, select, env)
     impls = [(ts.task(i.task_id), i) for i in ts.select(select)]
     cfg = ValidateConfig(repeat=repeat, wrong=not no_wrong, mutants=mutants, max_mutants=max_mutants,
@@ -237,8 +253,12 @@ RepoRootOpt = Annotated[Path | None, typer.Option(
 
 
 def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeout: int | None,
-              isolation: IsolationLevel = "best", repo_root: Path | None = None) -> list[Evaluation]:
+              isolation: IsolationLevel = "best", repo_root: Path | None = None,
+              only: set[str] | None = None) -> list[Evaluation]:
     preds, invalid = load_predictions(predictions, ts)
+    if only is not None:  # a selection: the rest of the file is neither evaluated nor reported invalid
+        preds = [p for p in preds if p.instance_id in only]
+        invalid = [e for e in invalid if e.instance_id in only]
     config = EvalConfig(timeout_s=timeout, sandbox=SandboxConfig(isolation=isolation),
                         repo_root=repo_root or predictions.parent / "workspaces")
     try:
@@ -262,10 +282,10 @@ def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeo
 
 
 def _report(ts: TaskSet, run_dirs: list[Path], as_json: bool, out_dir: Path | None = None,
-            labels: Path | None = None) -> None:
+            labels: Path | None = None, since: dt.date | None = None) -> None:
     try:
         human = load_labels(labels) if labels else None
-        data = collect(run_dirs, ts, human)
+        data = collect(run_dirs, ts, human, since)
     except (FileNotFoundError, ValueError) as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
@@ -284,7 +304,7 @@ def _report(ts: TaskSet, run_dirs: list[Path], as_json: bool, out_dir: Path | No
     for s in data.scores:
         n = sum(s.status_counts.values())
         counts = ", ".join(f"{k}={v}" for k, v in s.status_counts.items() if v)
-        out.print(f"[bold]{s.model}[/bold]: {s.status_counts['passed']}/{n} passed ({s.pass_rate.value:.1%}, 95% CI "
+        out.print(f"[bold]{s.label()}[/bold]: {s.status_counts['passed']}/{n} passed ({s.pass_rate.value:.1%}, 95% CI "
                   f"{s.pass_rate.ci_low:.1%}-{s.pass_rate.ci_high:.1%}); mean test share {s.test_share.value:.1%}; "
                   f"{counts}; tokens {s.usage.input_tokens + s.usage.output_tokens:,}, cost ${s.usage.cost_usd:.4f}",
                   highlight=False)
@@ -364,6 +384,8 @@ def generate_cmd(
     solver: SolverOpt = "prompt",
     tasks: TasksOpt = None,
     select: SelectOpt = None,
+    split: SplitOpt = DEFAULT_SPLIT,
+    since: SinceOpt = None,
     samples: SamplesOpt = 1,
     concurrency: ConcOpt = 4,
     temperature: TempOpt = 0.0,
@@ -378,7 +400,7 @@ def generate_cmd(
     """Write predictions.jsonl for a model (resumable: finished items are skipped)."""
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
                         max_steps, no_cache)
-    _generate(_load(tasks), opts, _run_dir(run_dir, model), select)
+    _generate(_select(_load(tasks), select, split, since), opts, _run_dir(run_dir, model), select)
 
 
 @app.command("evaluate")
@@ -386,6 +408,9 @@ def evaluate_cmd(
     predictions: Annotated[Path | None, typer.Option(exists=True, dir_okay=False,
                                                      help="A predictions.jsonl file.")] = None,
     tasks: TasksOpt = None,
+    select: SelectOpt = None,
+    split: SplitOpt = DEFAULT_SPLIT,
+    since: SinceOpt = None,
     run_dir: RunDirOpt = None,
     workers: WorkersOpt = 1,
     timeout: Annotated[int | None, typer.Option(min=1, help="Override each task's timeout (s).")] = None,
@@ -398,15 +423,22 @@ def evaluate_cmd(
     env: EnvOpt = "task",
 ) -> None:
     """Evaluate predictions in the sandbox into evaluations.jsonl (resumable), then report; or re-grade a run."""
-    ts = _load(tasks)
+    full = _load(tasks)
+    ts = _select(full, select, split, since)
     if regrade is not None:
         _regrade(ts, regrade, write, as_json)
         return
     if predictions is None:
         raise typer.BadParameter("give --predictions FILE (or --regrade RUN_DIR)")
-    attach_task_envs(ts, sorted({p.instance_id for p in load_predictions(predictions, ts)[0]}), env)
-    rd = run_dir or predictions.parent
-    _evaluate(ts, predictions, rd, workers, timeout, isolation, repo_root)
+    preds = load_predictions(predictions, full)[0]
+    attach_task_envs(ts, sorted({p.instance_id for p in preds} & {i.instance_id for i in ts.instances()}), env)
+    rd = run_dir or _run_dir(None, preds[0].model if preds else "unknown")
+    rd.mkdir(parents=True, exist_ok=True)
+    kept = rd / "predictions.jsonl"
+    if not kept.exists() or not kept.samefile(predictions):  # the run folder holds what it evaluated (judge, report)
+        shutil.copyfile(predictions, kept)
+    _evaluate(full, kept, rd, workers, timeout, isolation, repo_root or predictions.parent / "workspaces",
+              only={i.instance_id for i in ts.instances()})
     _report(ts, [rd], as_json)
 
 
@@ -438,12 +470,17 @@ LabelsOpt = Annotated[Path | None, typer.Option(exists=True, dir_okay=False, hel
 def report_cmd(
     run_dirs: Annotated[list[Path], typer.Argument(exists=True, file_okay=False, help="One or more run dirs.")],
     tasks: TasksOpt = None,
+    select: SelectOpt = None,
+    split: SplitOpt = DEFAULT_SPLIT,
+    since: SinceOpt = None,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Where to write; default the first run dir.")] = None,
     labels: LabelsOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Leaderboard of one or several runs: report.md, .csv, .json and a self-contained report.html."""
-    _report(_load(tasks, quiet=True), run_dirs, as_json, out_dir, labels)
+    # --since adds a row for the implementations published on or after it (it does not drop the others)
+    _report(_select(_load(tasks, quiet=True), select, split, None), run_dirs, as_json, out_dir, labels,
+            since=dt.date.fromisoformat(since) if since else None)
 
 
 @app.command("judge")
@@ -456,6 +493,9 @@ def judge_cmd(
     = None,
     labels: LabelsOpt = None,
     tasks: TasksOpt = None,
+    select: SelectOpt = None,
+    split: SplitOpt = DEFAULT_SPLIT,
+    since: SinceOpt = None,
     fake_script: FakeOpt = None,
     concurrency: ConcOpt = 4,
     api_base: ApiBaseOpt = None,
@@ -466,7 +506,7 @@ def judge_cmd(
 ) -> None:
     """`judge RUN_DIR --judge M`: LLM-as-judge categories 1/2/3. `judge agreement RUN_DIR --labels F`.
     `judge import-labels FILE... --out LABELS.jsonl`: the original's human evaluations as labels."""
-    ts = _load(tasks, quiet=True)
+    ts = _select(_load(tasks, quiet=True), select, split, since)
     run_dir_arg = rest[0] if rest else None
     if target == "import-labels":
         judge_import_labels(ts, rest or [], labels_out, scale or [])
@@ -512,6 +552,8 @@ def run_cmd(
     solver: SolverOpt = "prompt",
     tasks: TasksOpt = None,
     select: SelectOpt = None,
+    split: SplitOpt = DEFAULT_SPLIT,
+    since: SinceOpt = None,
     samples: SamplesOpt = 1,
     concurrency: ConcOpt = 4,
     temperature: TempOpt = 0.0,
@@ -528,13 +570,15 @@ def run_cmd(
     env: EnvOpt = "task",
 ) -> None:
     """Generate, evaluate and report in one go (resumable)."""
-    ts = _load(tasks)
+    full = _load(tasks)
+    ts = _select(full, select, split, since)
     attach_task_envs(ts, select, env)
     rd = _run_dir(run_dir, model)
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
                         max_steps, no_cache)
     _generate(ts, opts, rd, select)
-    _evaluate(ts, rd / "predictions.jsonl", rd, workers, None, isolation)
+    _evaluate(full, rd / "predictions.jsonl", rd, workers, None, isolation,
+              only={i.instance_id for i in ts.instances()})
     _report(ts, [rd], as_json)
 
 
@@ -548,9 +592,11 @@ app.add_typer(predictions_app, name="predictions")
 
 @papers_app.command("fetch")
 def papers_fetch(tasks: TasksOpt = None, select: SelectOpt = None,
+    split: SplitOpt = DEFAULT_SPLIT,
+    since: SinceOpt = None,
                  cache: Annotated[Path | None, typer.Option(help="Papers cache folder.")] = None) -> None:
     """Download each task's paper PDF from its paper_url and convert it to per-page text."""
-    ts = _load(tasks)
+    ts = _select(_load(tasks), select, split, since)
     bad = 0
     for task_id in dict.fromkeys(i.task_id for i in ts.select(select)):
         try:
@@ -565,9 +611,10 @@ def papers_fetch(tasks: TasksOpt = None, select: SelectOpt = None,
 
 @workspace_app.command("export")
 def workspace_export(out_dir: Annotated[Path, typer.Option("--out", help="Folder to write workspaces into.")],
-                     tasks: TasksOpt = None, select: SelectOpt = None) -> None:
+                     tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT,
+                     since: SinceOpt = None) -> None:
     """Write one ready workspace per implementation (repository, paper.md, INSTRUCTIONS.md)."""
-    made = export_workspaces(_load(tasks), out_dir, select)
+    made = export_workspaces(_select(_load(tasks), select, split, since), out_dir, select)
     out.print(f"{len(made)} workspace(s) in {out_dir}", highlight=False)
 
 
@@ -671,12 +718,13 @@ def attach_task_envs(ts: TaskSet, select: list[str] | None, mode: EnvMode, cache
 
 
 @env_app.command("build")
-def env_build(tasks: TasksOpt = None, select: SelectOpt = None, cache: CacheOpt = None,
+def env_build(tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT,
+                   since: SinceOpt = None, cache: CacheOpt = None,
               workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Builds in parallel.")] = 2,
               rebuild: Annotated[bool, typer.Option("--rebuild", help="Build again even when cached.")] = False
               ) -> None:
     """Build (or find cached) one environment per selected original-layout task."""
-    ts = _load(tasks)
+    ts = _select(_load(tasks), select, split, since)
     ids = {i.task_id for i in ts.select(select)}
     chosen = [t for t in ts.tasks if t.task_id in ids and needs_env(t, "task")]
     for t in ts.tasks:

@@ -49,9 +49,12 @@ def regrade_one(ev: Evaluation, tasks: TaskSet, run_dir: Path) -> Evaluation:
 
 
 def regrade_run(run_dir: Path, tasks: TaskSet) -> list[Regraded]:
-    """Every latest evaluation of a run, re-graded."""
+    """Every latest evaluation of a run (of the implementations in `tasks`), re-graded."""
     out = []
+    selected = {i.instance_id for i in tasks.instances()}
     for ev in latest_evaluations(run_dir / "evaluations.jsonl"):
+        if ev.instance_id not in selected:
+            continue
         after = regrade_one(ev, tasks, run_dir)
         same = after.model_dump(include={"status", "tests_passed", "tests_total", "reason", "failures"}) == \
             ev.model_dump(include={"status", "tests_passed", "tests_total", "reason", "failures"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import difflib
 import io
 from pathlib import Path
@@ -12,7 +13,7 @@ from pydantic import BaseModel
 from lmrbench.evaluate.batch import latest_evaluations, load_predictions
 from lmrbench.evaluate.models import Evaluation, Prediction
 from lmrbench.judge.agreement import Agreement, agreement_table
-from lmrbench.judge.models import HumanLabel
+from lmrbench.judge.models import HumanLabel, Judgment
 from lmrbench.judge.run import candidate_code, load_judgments, reference_code
 from lmrbench.report import strict_json
 from lmrbench.report.scoring import ModelScore, score_run
@@ -82,16 +83,45 @@ def _candidate_diff(tasks: TaskSet, ev: Evaluation, pred: Prediction | None, run
     return _cap(diff, MAX_DIFF_CHARS)
 
 
-def collect(run_dirs: list[Path], tasks: TaskSet, labels: list[HumanLabel] | None = None) -> ReportData:
+def subsets(tasks: TaskSet, since: dt.date | None = None) -> dict[str, set[str]]:
+    """Rows reported besides 'all': one per split present, and the implementations published on or after `since`
+    (a contamination-safe subset for a model with that training cut-off)."""
+    out: dict[str, set[str]] = {}
+    splits = {t.split for t in tasks.tasks if t.split is not None}
+    if len(splits) > 1:
+        for split in sorted(splits):
+            out[f"split={split}"] = {i.instance_id for t in tasks.tasks if t.split == split for i in t.implementations}
+    if since is not None:
+        out[f"since={since.isoformat()}"] = {i.instance_id for t in tasks.tasks if t.publication_date
+                                             and t.publication_date >= since for i in t.implementations}
+    return out
+
+
+def _scores(rd: Path, evals: list[Evaluation], preds: list[Prediction], judgments: list[Judgment], tasks: TaskSet,
+            since: dt.date | None) -> list[ModelScore]:
+    out = score_run(rd.name, evals, preds, judgments, tasks)
+    for name, ids in subsets(tasks, since).items():
+        part = [e for e in evals if e.instance_id in ids]
+        if part:
+            out += [s.model_copy(update={"subset": name})
+                    for s in score_run(rd.name, part, [p for p in preds if p.instance_id in ids], judgments, tasks)]
+    return out
+
+
+def collect(run_dirs: list[Path], tasks: TaskSet, labels: list[HumanLabel] | None = None,
+            since: dt.date | None = None) -> ReportData:
+    """Everything a report shows, for the implementations in `tasks` (a selection leaves the rest out)."""
     scores, drills, all_judgments = [], [], []
+    selected = {i.instance_id for i in tasks.instances()}
     for rd in run_dirs:
-        evals = latest_evaluations(rd / "evaluations.jsonl")
+        evals = [e for e in latest_evaluations(rd / "evaluations.jsonl") if e.instance_id in selected]
         if not evals:
-            raise FileNotFoundError(f"{rd / 'evaluations.jsonl'}: no evaluations (run `lmrbench evaluate` first)")
-        preds, _ = load_predictions(rd / "predictions.jsonl", tasks)
+            raise FileNotFoundError(f"{rd / 'evaluations.jsonl'}: no evaluations of the selected implementations "
+                                    "(run `lmrbench evaluate` first)")
+        preds = [p for p in load_predictions(rd / "predictions.jsonl", tasks)[0] if p.instance_id in selected]
         judgments = load_judgments(rd / "judgments.jsonl")
         all_judgments += judgments
-        scores += score_run(rd.name, evals, preds, judgments, tasks)
+        scores += _scores(rd, evals, preds, judgments, tasks, since)
         by_pred = {(p.instance_id, p.model, p.sample): p for p in preds}
         for ev in sorted(evals, key=lambda e: (e.model, e.instance_id, e.sample)):
             diff = _candidate_diff(tasks, ev, by_pred.get((ev.instance_id, ev.model, ev.sample)), rd)
@@ -103,7 +133,7 @@ def collect(run_dirs: list[Path], tasks: TaskSet, labels: list[HumanLabel] | Non
                                 cause=ev.cause.value if ev.cause else "",
                                 log_rule=ev.legacy.log_rule if ev.legacy else None,
                                 diff=diff, log_tail=_tail(ev.log_path, rd), judge_notes=notes))
-    scores.sort(key=lambda s: -s.pass_rate.value)
+    scores.sort(key=lambda s: (s.subset != "all", s.subset, -s.pass_rate.value))
     agree = agreement_table(all_judgments, labels) if labels else []
     return ReportData(runs=[str(r) for r in run_dirs], scores=scores, drills=drills, agreement=agree)
 
@@ -116,7 +146,7 @@ def to_markdown(data: ReportData) -> str:
         pak = ", ".join(f"@{k} {v:.1%}" for k, v in sorted(s.pass_at_k.items()))
         jd = "/".join(str(s.judge_distribution.get(c, 0)) for c in ("3", "2", "1", "none"))
         sc = s.status_counts
-        lines.append(f"| {s.model} | {s.setting} | {s.implementations} | {s.pass_rate.value:.1%} "
+        lines.append(f"| {s.label()} | {s.setting} | {s.implementations} | {s.pass_rate.value:.1%} "
                      f"({s.pass_rate.ci_low:.1%}-{s.pass_rate.ci_high:.1%}) | {s.test_share.value:.1%} | "
                      f"{pak} | {jd} | "
                      f"{sc.get('invalid_prediction', 0)} | {sc.get('error', 0)} | {sc.get('timeout', 0)} | "

@@ -61,7 +61,7 @@ def _pct(x: float) -> str:
 
 
 def _label(s: ModelScore) -> str:
-    return f"{s.model} ({s.setting})"
+    return f"{s.label()} ({s.setting})"
 
 
 def leaderboard(scores: list[ModelScore]) -> str:
@@ -74,7 +74,7 @@ def leaderboard(scores: list[ModelScore]) -> str:
         jd = s.judge_distribution
         judged = sum(v for k, v in jd.items() if k != "none")
         judge = "/".join(str(jd.get(c, 0)) for c in ("3", "2", "1")) if judged else "-"
-        cells = [_e(s.model), _e(s.setting), _e(s.run),
+        cells = [_e(s.label()), _e(s.setting), _e(s.run),
                  f'<td data-v="{s.pass_rate.value:.6f}">{_pct(s.pass_rate.value)}</td>',
                  f"{_pct(s.pass_rate.ci_low)} - {_pct(s.pass_rate.ci_high)}", _pct(s.test_share.value),
                  *[_pct(s.pass_at_k[k]) if k in s.pass_at_k else "-" for k in ks], judge,

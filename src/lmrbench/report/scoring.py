@@ -52,6 +52,11 @@ class ModelScore(BaseModel):
     model: str
     setting: str = Field(description="prompt, agent, external or a built-in model.")
     run: str
+    subset: str = Field(default="all", description="'all', 'split=main', 'since=DATE', ...: which implementations.")
+
+    def label(self) -> str:
+        """The model, and the subset when it is not everything."""
+        return self.model if self.subset == "all" else f"{self.model} [{self.subset}]"
     implementations: int
     samples: int = Field(description="Most samples per implementation.")
     pass_rate: Rate = Field(description="Share of implementations passing, averaged over samples (= pass@1).")
