@@ -7,7 +7,7 @@ import shutil
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from pydantic import BaseModel
@@ -245,6 +245,10 @@ def _run_dir(run_dir: Path | None, model: str) -> Path:
     return run_dir or Path("runs") / model.replace("/", "_")
 
 
+ExecPath = Literal["template", "cold"]
+PathOpt = Annotated[ExecPath, typer.Option(
+    "--path", help="template: each evaluation is a child of a pre-warmed template that isolates itself (cold where "
+    "the kernel does not allow it); cold: a new sandboxed interpreter per evaluation.")]
 IsolationOpt = Annotated[IsolationLevel, typer.Option(
     "--isolation", help="best: run with what this machine allows (recorded); full: refuse unless fully isolated.")]
 RepoRootOpt = Annotated[Path | None, typer.Option(
@@ -254,12 +258,12 @@ RepoRootOpt = Annotated[Path | None, typer.Option(
 
 def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeout: int | None,
               isolation: IsolationLevel = "best", repo_root: Path | None = None,
-              only: set[str] | None = None) -> list[Evaluation]:
+              only: set[str] | None = None, path: ExecPath = "template") -> list[Evaluation]:
     preds, invalid = load_predictions(predictions, ts)
     if only is not None:  # a selection: the rest of the file is neither evaluated nor reported invalid
         preds = [p for p in preds if p.instance_id in only]
         invalid = [e for e in invalid if e.instance_id in only]
-    config = EvalConfig(timeout_s=timeout, sandbox=SandboxConfig(isolation=isolation),
+    config = EvalConfig(timeout_s=timeout, sandbox=SandboxConfig(isolation=isolation), path=path,
                         repo_root=repo_root or predictions.parent / "workspaces")
     try:
         LocalSandbox(config.sandbox).isolation()
@@ -419,6 +423,7 @@ def evaluate_cmd(
     write: Annotated[bool, typer.Option(help="With --regrade: append the re-graded records.")] = False,
     isolation: IsolationOpt = "best",
     repo_root: RepoRootOpt = None,
+    path: PathOpt = "template",
     as_json: JsonOpt = False,
     env: EnvOpt = "task",
 ) -> None:
@@ -438,7 +443,7 @@ def evaluate_cmd(
     if not kept.exists() or not kept.samefile(predictions):  # the run folder holds what it evaluated (judge, report)
         shutil.copyfile(predictions, kept)
     _evaluate(full, kept, rd, workers, timeout, isolation, repo_root or predictions.parent / "workspaces",
-              only={i.instance_id for i in ts.instances()})
+              only={i.instance_id for i in ts.instances()}, path=path)
     _report(ts, [rd], as_json)
 
 
@@ -566,6 +571,7 @@ def run_cmd(
     run_dir: RunDirOpt = None,
     workers: WorkersOpt = 2,
     isolation: IsolationOpt = "best",
+    path: PathOpt = "template",
     as_json: JsonOpt = False,
     env: EnvOpt = "task",
 ) -> None:
@@ -578,7 +584,7 @@ def run_cmd(
                         max_steps, no_cache)
     _generate(ts, opts, rd, select)
     _evaluate(full, rd / "predictions.jsonl", rd, workers, None, isolation,
-              only={i.instance_id for i in ts.instances()})
+              only={i.instance_id for i in ts.instances()}, path=path)
     _report(ts, [rd], as_json)
 
 
