@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lmrbench.tasks.fixtures import build_fixtures
+from lmrbench.authoring.fixtures import build_fixtures
 from lmrbench.tasks.loader import load_tasks
 from tests.conftest import write_task
 

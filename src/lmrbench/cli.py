@@ -15,6 +15,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from lmrbench.authoring.fixtures import build_fixtures
+from lmrbench.authoring.lint import lint
+from lmrbench.authoring.validate import ValidateConfig, validate
 from lmrbench.envs import EnvBuildError, EnvConfig, EnvMode, EnvRecord, EnvStatus, attach_envs, build_envs
 from lmrbench.envs.build import needs_env
 from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
@@ -36,11 +39,8 @@ from lmrbench.sandbox import IsolationError, IsolationLevel, LocalSandbox, Sandb
 from lmrbench.solvers.agent import AgentLimits
 from lmrbench.solvers.prompt import PROMPT_VERSION, build_prompt
 from lmrbench.tasks.catalog import task_rows
-from lmrbench.tasks.fixtures import build_fixtures
-from lmrbench.tasks.lint import lint
 from lmrbench.tasks.loader import TaskSet, load_tasks
 from lmrbench.tasks.schema import TaskFormatError
-from lmrbench.validate import ValidateConfig, validate
 
 app = typer.Typer(help="lmrbench: can a model reproduce the code of a language-modeling paper?",
                   no_args_is_help=True, pretty_exceptions_enable=False)

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from lmrbench.tasks.lint import lint
+from lmrbench.authoring.lint import lint
 from lmrbench.tasks.loader import load_tasks
 from lmrbench.tasks.schema import Layout
 

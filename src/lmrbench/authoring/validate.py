@@ -12,12 +12,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from lmrbench.authoring.mutants import mutants
 from lmrbench.evaluate.models import Evaluation, Prediction, Status
 from lmrbench.evaluate.runner import EvalConfig, evaluate_one
 from lmrbench.evaluate.warm import evaluate_warm
 from lmrbench.sandbox import LocalSandbox
 from lmrbench.solvers.builtin import code_prediction, reference_prediction, stub_prediction
-from lmrbench.tasks.mutants import mutants
 from lmrbench.tasks.schema import Implementation, Layout, Task
 from lmrbench.tasks.source import SourceError, extract
 

@@ -95,7 +95,8 @@ def fixtures(task: Task, impl: Implementation) -> list[Problem]:
     out = []
     for ref in fixture_refs(task.repo_dir, impl.unit_test_file):
         if ref.state is FixtureState.LFS_POINTER:
-            out.append(Problem(task.task_id, impl.index, "lfs-fixture", f"the test loads {ref.path}, a Git-LFS pointer"))
+            out.append(Problem(task.task_id, impl.index, "lfs-fixture",
+                               f"the test loads {ref.path}, a Git-LFS pointer"))
         elif ref.state is FixtureState.MISSING:
             out.append(Problem(task.task_id, impl.index, "missing-fixture", f"the test loads {ref.path}, which is "
                                "missing"))

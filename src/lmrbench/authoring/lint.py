@@ -6,8 +6,8 @@ import ast
 import re
 from pathlib import Path
 
-from lmrbench.tasks.lint_probes import lint_probe_files
-from lmrbench.tasks.lint_original import original_checks
+from lmrbench.authoring.lint_original import original_checks
+from lmrbench.authoring.lint_probes import lint_probe_files
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.problems import Problem
 from lmrbench.tasks.schema import Implementation, Layout, Task

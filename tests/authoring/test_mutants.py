@@ -1,4 +1,4 @@
-from lmrbench.tasks.mutants import mutants
+from lmrbench.authoring.mutants import mutants
 
 SRC = '''def f(x, y=2):
     """Docstring is never mutated: 'a' + 1."""
