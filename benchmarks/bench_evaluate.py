@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from lmrbench.evaluate.batch import evaluate_predictions
-from lmrbench.evaluate.models import Evaluation
 from lmrbench.evaluate.runner import EvalConfig
+from lmrbench.records import Evaluation
 from lmrbench.solvers.builtin import reference_prediction
 from lmrbench.tasks.loader import load_tasks
 

@@ -11,7 +11,7 @@ import pytest
 from lmrbench.authoring.fixtures import FixtureResult, build_fixtures
 from lmrbench.authoring.lint import lint
 from lmrbench.authoring.validate import ImplementationValidation, ValidateConfig, validate
-from lmrbench.evaluate.models import Status
+from lmrbench.records import Status
 from lmrbench.tasks.categories import Category
 from lmrbench.tasks.loader import load_tasks
 

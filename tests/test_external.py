@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
-from lmrbench.evaluate.models import Status
+from lmrbench.records import Status
 from lmrbench.tasks.loader import load_tasks
 
 
@@ -70,7 +70,7 @@ def test_from_dirs_never_follows_symlinks(toy_tasks, tmp_path):
     (tmp_path / "ws" / "alias__1").symlink_to(ws, target_is_directory=True)  # a linked workspace
     pred = prediction_from_dir(toy_tasks, ws, "outside")
     assert "SECRET" not in pred.model_dump_json()
-    assert pred.meta["skipped_symlinks"] == ["calc/data.txt", "dotfiles", "key.txt"]
+    assert pred.meta.skipped_symlinks == ["calc/data.txt", "dotfiles", "key.txt"]
     assert pred.functions is not None and list(pred.functions) == ["calc/ops.py"]  # only the goal file changed
     (ws / "notes.md").write_text("agent notes\n")  # now a diff: it must not carry the links either
     pred = prediction_from_dir(toy_tasks, ws, "outside")

@@ -21,7 +21,6 @@ from lmrbench.authoring.validate import ValidateConfig, validate
 from lmrbench.envs import EnvBuildError, EnvConfig, EnvMode, EnvRecord, EnvStatus, attach_envs, build_envs
 from lmrbench.envs.build import needs_env
 from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
-from lmrbench.evaluate.models import Evaluation, Prediction, Status
 from lmrbench.evaluate.regrade import regrade_run
 from lmrbench.evaluate.runner import EvalConfig
 from lmrbench.external import export_workspaces, predictions_from_dirs
@@ -33,6 +32,7 @@ from lmrbench.judge.agreement import agreement_table, load_labels
 from lmrbench.judge.run import judge_run, load_judgments
 from lmrbench.models import ModelSettings, get_model
 from lmrbench.papers import fetch_paper, paper_text
+from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.report import strict_json
 from lmrbench.report.bundle import collect, write_all
 from lmrbench.sandbox import IsolationError, IsolationLevel, LocalSandbox, SandboxConfig

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from lmrbench.evaluate.apply import make_workspace
-from lmrbench.evaluate.models import Prediction
 from lmrbench.papers import paper_text
+from lmrbench.records import Prediction
 from lmrbench.safefs import read_beneath
 from lmrbench.solvers.agent import instructions_text
 from lmrbench.solvers.extract import ExtractionError, extract_from_code

@@ -9,10 +9,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from lmrbench.evaluate.models import Prediction
 from lmrbench.jsonl import JsonlWriter, read_lines
 from lmrbench.models.base import Model, Usage
 from lmrbench.papers import paper_text
+from lmrbench.records import Prediction
 from lmrbench.solvers.agent import AgentLimits, agent_prediction
 from lmrbench.solvers.builtin import reference_prediction, stub_prediction
 from lmrbench.solvers.prompt import prompt_prediction
@@ -102,7 +102,7 @@ def generate_with_model(
             writer.write(pred)
             progress.done += 1
             progress.failures += pred.error is not None
-            progress.usage = progress.usage + Usage.model_validate(pred.meta.get("usage", {}))
+            progress.usage = progress.usage + pred.meta.usage
             if on_progress:
                 on_progress(progress, pred)
     finally:

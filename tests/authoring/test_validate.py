@@ -1,5 +1,5 @@
 from lmrbench.authoring.validate import ValidateConfig, validate
-from lmrbench.evaluate.models import Status
+from lmrbench.records import Status
 from tests.conftest import WRONG
 
 

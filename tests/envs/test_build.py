@@ -3,8 +3,8 @@
 import subprocess
 
 from lmrbench.envs.build import EnvConfig, EnvStatus, attach_envs, build_env
-from lmrbench.evaluate.models import ErrorCause, Prediction, Status
 from lmrbench.evaluate.runner import evaluate_one
+from lmrbench.records import ErrorCause, Prediction, Status
 from lmrbench.solvers.builtin import reference_prediction
 from lmrbench.tasks.loader import load_tasks
 from tests.tasks.test_original import TEST, make_original

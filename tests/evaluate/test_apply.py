@@ -3,7 +3,7 @@ import difflib
 import pytest
 
 from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_workspace, restore_protected
-from lmrbench.evaluate.models import Prediction
+from lmrbench.records import Prediction
 
 GOOD = "def add_scaled(a, b, k):\n    return [x + k * y for x, y in zip(a, b)]\n"
 

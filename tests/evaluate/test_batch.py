@@ -1,7 +1,7 @@
 import json
 
 from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
-from lmrbench.evaluate.models import Status
+from lmrbench.records import Status
 from lmrbench.solvers.builtin import reference_prediction, stub_prediction
 
 GOOD = "def add_scaled(a, b, k):\n    return [x + k * y for x, y in zip(a, b)]\n"

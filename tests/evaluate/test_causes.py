@@ -1,7 +1,7 @@
 """Environment causes read from a failed run's output: pure functions, on hand-written tracebacks."""
 
 from lmrbench.evaluate.causes import classify_output
-from lmrbench.evaluate.models import ErrorCause
+from lmrbench.records import ErrorCause
 
 WS = "/runs/w/01-x__1/repo/"
 SITE = "/envs/abc/lib/python3.11/site-packages"

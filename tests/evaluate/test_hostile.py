@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from lmrbench.evaluate.batch import evaluate_predictions
-from lmrbench.evaluate.models import Prediction, Status
 from lmrbench.evaluate.runner import EvalConfig, evaluate_one
+from lmrbench.records import Prediction, Status
 from lmrbench.sandbox import LocalSandbox, SandboxConfig
 from lmrbench.solvers.builtin import reference_prediction
 
@@ -479,7 +479,7 @@ def test_from_dirs_does_not_follow_a_symlink_to_a_home_canary(toy_tasks, tmp_pat
         (ws / "calc" / "notes.txt").symlink_to(canary)
         preds = predictions_from_dirs(toy_tasks, tmp_path / "ws", "agent")
         assert (ws / "calc" / "notes.txt").read_text() == "HOME-CANARY-CONTENT"  # following it would leak
-        assert len(preds) == 1 and preds[0].meta["skipped_symlinks"] == ["calc/notes.txt"]
+        assert len(preds) == 1 and preds[0].meta.skipped_symlinks == ["calc/notes.txt"]
         assert "HOME-CANARY-CONTENT" not in preds[0].model_dump_json()
     finally:
         canary.unlink()

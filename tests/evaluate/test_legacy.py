@@ -1,7 +1,7 @@
 """Legacy grading of original-layout tasks: the original log rule, and strict = rule + exit code 0."""
 
-from lmrbench.evaluate.models import ErrorCause, Prediction, Status
 from lmrbench.evaluate.runner import evaluate_one
+from lmrbench.records import ErrorCause, Prediction, Status
 from lmrbench.solvers.builtin import reference_prediction, stub_prediction
 from lmrbench.tasks.loader import load_tasks
 from tests.tasks.test_original import GOLDEN, TEST, make_original

@@ -17,7 +17,6 @@ import pytest
 
 from lmrbench.checks import CheckSet, close
 from lmrbench.evaluate import probe_runner
-from lmrbench.evaluate.models import Grading, Prediction, Status
 from lmrbench.evaluate.probes import (
     CaseData,
     CaseSpec,
@@ -27,6 +26,7 @@ from lmrbench.evaluate.probes import (
     read_probe_output,
 )
 from lmrbench.evaluate.runner import EvalConfig, evaluate_one
+from lmrbench.records import Grading, Prediction, Status
 from lmrbench.solvers.builtin import reference_prediction
 
 RIGHT = "return [x + k * y for x, y in zip(a, b)]"

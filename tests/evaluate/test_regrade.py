@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from lmrbench.evaluate.batch import evaluate_predictions
-from lmrbench.evaluate.models import Prediction, Status
 from lmrbench.evaluate.regrade import regrade_run
+from lmrbench.records import Prediction, Status
 from lmrbench.solvers.builtin import reference_prediction, stub_prediction
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from lmrbench.evaluate.models import Prediction, Status
 from lmrbench.evaluate.runner import EvalConfig, SandboxPool, evaluate_one
+from lmrbench.records import Prediction, Status
 from lmrbench.sandbox import SandboxConfig
 from lmrbench.sandbox.template import TemplateSandbox
 from lmrbench.solvers.builtin import reference_prediction, stub_prediction

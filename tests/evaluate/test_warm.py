@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from lmrbench.authoring.validate import ValidateConfig, validate
-from lmrbench.evaluate.models import Prediction, Status
 from lmrbench.evaluate.runner import EvalConfig, evaluate_one
 from lmrbench.evaluate.warm import evaluate_warm
+from lmrbench.records import Prediction, Status
 from lmrbench.solvers.builtin import code_prediction, reference_prediction, stub_prediction
 
 

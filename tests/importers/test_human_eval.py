@@ -5,7 +5,7 @@ import math
 
 from lmrbench.importers.human_eval import import_labels
 from lmrbench.judge.agreement import POOLED, agreement_table
-from lmrbench.judge.models import Judgment, JudgmentStatus
+from lmrbench.records import Judgment, JudgmentStatus
 from lmrbench.tasks.loader import load_tasks
 from tests.tasks.test_original import make_original
 

@@ -2,9 +2,9 @@
 
 import json
 
-from lmrbench.evaluate.models import Status
 from lmrbench.evaluate.runner import evaluate_one
 from lmrbench.importers.openhands import from_openhands
+from lmrbench.records import Status
 from lmrbench.tasks.loader import load_tasks
 from tests.tasks.test_original import make_original
 
@@ -42,7 +42,7 @@ def test_successful_edits_are_replayed_failed_ones_skipped(tmp_path):
     assert pred.instance_id == "01-demo/1" and pred.model == "oh/gpt" and pred.diff
     assert "+    return x * 2 + 1" in pred.diff and "0 * x" not in pred.diff
     assert "+b = 3\r\n" in pred.diff  # the CRLF file keeps its line endings
-    replay = pred.meta["replay"]
+    replay = pred.meta.replay
     counts = (replay["applied"], replay["failed_in_run"], replay["outside_repo"], replay["shell_commands"])
     assert counts == (2, 1, 1, 1)
     assert res.problems == ["line 2: instance_id '77' names no task"]
@@ -74,4 +74,4 @@ def test_flat_event_history_is_read(tmp_path):
     out = tmp_path / "output.jsonl"
     _write_output(out, [{"instance_id": "3", "history": [action, obs], "error": None}])
     [pred] = from_openhands(out, ts, "m").predictions
-    assert pred.diff and "+    return 2 * x + 1" in pred.diff and pred.meta["replay"]["applied"] == 1
+    assert pred.diff and "+    return 2 * x + 1" in pred.diff and pred.meta.replay["applied"] == 1

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from lmrbench.evaluate.models import Prediction
 from lmrbench.jsonl import JsonlWriter
-from lmrbench.judge.models import JudgmentStatus
 from lmrbench.judge.run import JUDGE_PROMPT_VERSION, judge_run, load_judgments, majority
 from lmrbench.models.base import Message, ModelError
 from lmrbench.models.fake import FakeModel
+from lmrbench.records import JudgmentStatus, Prediction
 
 RIGHT = "def add_scaled(a, b, k):\n    return [x + k * y for x, y in zip(a, b)]\n"
 WRONG = "def add_scaled(a, b, k):\n    return [x - k * y for x, y in zip(a, b)]\n"
@@ -58,7 +57,7 @@ def test_failures_are_recorded_never_graded_and_provider_errors_retried(toy_task
 
 
 def test_majority_vote_and_ties():
-    from lmrbench.judge.models import Judgment
+    from lmrbench.records import Judgment
 
     def j(cat, name):
         return Judgment(instance_id="t/1", model="m", sample=0, judge=name, prompt_version="v", key=name,

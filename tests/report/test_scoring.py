@@ -50,7 +50,7 @@ def test_bootstrap_contains_mean_narrows_with_n_and_is_seeded():
 
 
 def _ev(iid, status, log_rule=None, cause=None):
-    from lmrbench.evaluate.models import Evaluation, LegacyVerdict
+    from lmrbench.records import Evaluation, LegacyVerdict
 
     legacy = None if log_rule is None else LegacyVerdict(log_rule=log_rule, strict=status == "passed", log_found=True)
     return Evaluation(instance_id=iid, task_id=iid.split("/")[0], index=1, model="m", sample=0, key=iid,

@@ -9,9 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from lmrbench.cli import app
-from lmrbench.evaluate.models import Evaluation, Prediction, Status
 from lmrbench.jsonl import JsonlWriter
-from lmrbench.judge.models import Judgment, JudgmentStatus
+from lmrbench.records import Evaluation, Judgment, JudgmentStatus, Prediction, Status
 from lmrbench.report.strict_json import dumps
 
 

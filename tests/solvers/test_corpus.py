@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from lmrbench.evaluate.apply import apply_prediction, make_workspace
-from lmrbench.evaluate.models import Prediction, Status
 from lmrbench.evaluate.runner import evaluate_one
 from lmrbench.external import export_workspaces, prediction_from_dir
 from lmrbench.models.fake import FakeModel
 from lmrbench.papers import paper_text
+from lmrbench.records import Prediction, Status
 from lmrbench.solvers.prompt import prompt_prediction
 from lmrbench.tasks.loader import TaskSet, load_tasks
 from lmrbench.tasks.source import mask

@@ -15,9 +15,9 @@ from pathlib import Path
 
 from lmrbench.evaluate.apply import apply_prediction, make_workspace
 from lmrbench.evaluate.grading import grade_probe_data
-from lmrbench.evaluate.models import Grading, Status
 from lmrbench.evaluate.probes import expected_path, parse_probe_output, read_capped
 from lmrbench.evaluate.runner import EvalConfig, grading_of, prepare, run_cold, shared_pool
+from lmrbench.records import Grading, Status
 from lmrbench.sandbox import SandboxConfig
 from lmrbench.solvers.builtin import reference_prediction
 from lmrbench.tasks.schema import Implementation, Task

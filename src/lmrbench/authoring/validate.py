@@ -13,9 +13,9 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from lmrbench.authoring.mutants import mutants
-from lmrbench.evaluate.models import Evaluation, Prediction, Status
 from lmrbench.evaluate.runner import EvalConfig, evaluate_one
 from lmrbench.evaluate.warm import evaluate_warm
+from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.sandbox import LocalSandbox
 from lmrbench.solvers.builtin import code_prediction, reference_prediction, stub_prediction
 from lmrbench.tasks.schema import Implementation, Layout, Task
@@ -177,7 +177,7 @@ def _summarise(impl: Implementation, jobs: list[_Job]) -> ImplementationValidati
         wrong_survivors=[j.label for j in wrong if j.result and j.result.passed],
         mutants_killed=sum(1 for j in muts if j.result and not j.result.passed),
         mutants_total=len(muts),
-        mutant_survivors=[Survivor(mutant_id=j.label, description=j.pred.meta.get("description", ""))
+        mutant_survivors=[Survivor(mutant_id=j.label, description=j.pred.meta.description)
                           for j in muts if j.result and j.result.passed],
         tests=max((j.result.tests_total for j in refs if j.result), default=0),
         seconds=round(statistics.median([j.result.duration_s for j in refs if j.result]), 2) if refs else 0.0,
@@ -200,7 +200,7 @@ def validate(
             ref_times = [j.result.duration_s for j in jobs if j.impl is impl and j.kind == "reference" and j.result]
             timeout = int(max(30, 4 * max(ref_times, default=30)))
             for pred, mid, desc in _mutant_predictions(task, impl, cfg.max_mutants):
-                pred.meta["description"] = desc
+                pred.meta.description = desc
                 extra.append(_Job(impl, task, "mutant", pred, mid, timeout=min(timeout, task.timeout_s)))
         _run(extra, cfg, ecfg, tick)
         jobs += extra

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from lmrbench.evaluate.models import Prediction
+from lmrbench.records import Prediction
 from lmrbench.safefs import UnsafePath, read_beneath, walk_files
 from lmrbench.tasks.schema import Layout, Task
 from lmrbench.tasks.source import SourceError, extract, splice, splice_functions

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from lmrbench.evaluate.models import Evaluation, Prediction, Status
 from lmrbench.evaluate.runner import EvalConfig, SandboxPool, evaluate_one, evaluation_key, task_hash
 from lmrbench.jsonl import JsonlWriter, Record, read_lines, read_records
+from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.schema import Implementation, Task
 

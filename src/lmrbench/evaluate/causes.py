@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lmrbench.evaluate.models import ErrorCause
+from lmrbench.records import ErrorCause
 from lmrbench.tasks.fixture_refs import FixtureRef, FixtureState
 
 MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")

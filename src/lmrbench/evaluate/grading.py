@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lmrbench.evaluate.models import LegacyVerdict, Status
 from lmrbench.evaluate.probes import (
     ProbeData,
     check_cases,
@@ -18,6 +17,7 @@ from lmrbench.evaluate.probes import (
     read_probe_output,
     task_checks,
 )
+from lmrbench.records import LegacyVerdict, Status
 from lmrbench.safefs import read_beneath, read_file
 from lmrbench.tasks.schema import Task
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from lmrbench.evaluate.causes import Cause, classify_output
 from lmrbench.evaluate.grading import legacy_verdict
-from lmrbench.evaluate.models import ErrorCause, LegacyVerdict, Status
+from lmrbench.records import ErrorCause, LegacyVerdict, Status
 from lmrbench.tasks.fixture_refs import FixtureRef, FixtureState, fixture_refs
 from lmrbench.tasks.schema import Implementation, Task
 

@@ -8,9 +8,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from lmrbench.evaluate.batch import latest_evaluations
 from lmrbench.evaluate.grading import grade_probe_data
-from lmrbench.evaluate.models import Evaluation, Grading, Status
 from lmrbench.evaluate.probes import read_capped, read_probe_output
 from lmrbench.evaluate.runner import RunFacts, with_notes
+from lmrbench.records import Evaluation, Grading, Status
 from lmrbench.tasks.loader import TaskSet
 
 

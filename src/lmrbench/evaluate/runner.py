@@ -28,9 +28,9 @@ from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_wo
 from lmrbench.evaluate.causes import Cause
 from lmrbench.evaluate.grading import grade, grade_probe
 from lmrbench.evaluate.legacy import legacy_command, legacy_fields, preflight, prepare_logs, refusal
-from lmrbench.evaluate.models import Evaluation, Grading, Prediction, Status
 from lmrbench.evaluate.probes import read_capped
 from lmrbench.jsonl import MAX_DEPTH, within_depth
+from lmrbench.records import Evaluation, Grading, Prediction, Status
 from lmrbench.sandbox import LocalSandbox, Sandbox, SandboxConfig
 from lmrbench.sandbox.base import Isolation
 from lmrbench.sandbox.template import PRELOADABLE, TemplateSandbox

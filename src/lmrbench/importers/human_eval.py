@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from lmrbench.judge.models import HumanLabel
+from lmrbench.records import HumanLabel
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.schema import Implementation
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from lmrbench.evaluate.models import Prediction
+from lmrbench.records import Prediction, PredictionMeta
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.schema import Task
 
@@ -190,14 +190,16 @@ def _predictions(task: Task, line: dict, model: str) -> list[Prediction]:
     meta: dict[str, Any] = {"solver": "openhands", "trajectory": str(line.get("instance_id"))}
     if error not in (None, "", "None"):
         why = f"the agent's run ended in an error: {str(error)[:300]}"
-        return [Prediction(instance_id=i.instance_id, model=model, error=why, meta=meta) for i in task.implementations]
+        return [Prediction(instance_id=i.instance_id, model=model, error=why, meta=PredictionMeta.model_validate(meta))
+                for i in task.implementations]
     with tempfile.TemporaryDirectory(prefix="lmrbench-openhands-") as tmp:
         ws = Path(tmp) / "repo"
         shutil.copytree(task.repo_dir, ws, symlinks=True)
         stats = _replay(task, _events(line.get("history")), ws)
         diff = _diff(task.repo_dir, ws)
     meta["replay"] = stats.model_dump()
-    return [Prediction(instance_id=i.instance_id, model=model, diff=diff, meta=meta) for i in task.implementations]
+    return [Prediction(instance_id=i.instance_id, model=model, diff=diff, meta=PredictionMeta.model_validate(meta))
+            for i in task.implementations]
 
 
 def from_openhands(path: Path, tasks: TaskSet, model: str) -> ImportResult:
@@ -222,7 +224,7 @@ def from_openhands(path: Path, tasks: TaskSet, model: str) -> ImportResult:
             elif task.defect:
                 problems.append(f"line {n}: {task.task_id} has no repository to replay on ({task.defect})")
                 preds += [Prediction(instance_id=i.instance_id, model=model, error=f"not replayed: {task.defect}",
-                                     meta={"solver": "openhands"}) for i in task.implementations]
+                                     meta=PredictionMeta(solver="openhands")) for i in task.implementations]
             else:
                 preds += _predictions(task, line, model)
     return ImportResult(predictions=preds, problems=problems)

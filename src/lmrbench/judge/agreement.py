@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from lmrbench.jsonl import read_lines
-from lmrbench.judge.models import HumanLabel, Judgment, JudgmentStatus
+from lmrbench.records import HumanLabel, Judgment, JudgmentStatus
 
 CATEGORIES = (1, 2, 3)
 POOLED = "humans (pooled)"

@@ -16,12 +16,11 @@ from pydantic import ValidationError
 
 from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_workspace
 from lmrbench.evaluate.batch import load_predictions
-from lmrbench.evaluate.models import Prediction
 from lmrbench.jsonl import JsonlWriter, read_lines
-from lmrbench.judge.models import Judgment, JudgmentStatus
 from lmrbench.judge.parse import VerdictError, parse_verdict
 from lmrbench.models.base import Message, Model, ModelError
 from lmrbench.papers import paper_text
+from lmrbench.records import Judgment, JudgmentStatus, Prediction
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.schema import Implementation, Task
 from lmrbench.tasks.source import SourceError, extract

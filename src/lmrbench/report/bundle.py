@@ -11,10 +11,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from lmrbench.evaluate.batch import latest_evaluations, load_predictions
-from lmrbench.evaluate.models import Evaluation, Prediction
 from lmrbench.judge.agreement import Agreement, agreement_table
-from lmrbench.judge.models import HumanLabel, Judgment
 from lmrbench.judge.run import candidate_code, load_judgments, reference_code
+from lmrbench.records import Evaluation, HumanLabel, Judgment, Prediction
 from lmrbench.report import strict_json
 from lmrbench.report.scoring import ModelScore, score_run
 from lmrbench.safefs import read_tail

@@ -11,10 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from lmrbench.evaluate.models import Evaluation, Prediction, Status
-from lmrbench.judge.models import Judgment
 from lmrbench.judge.run import majority
 from lmrbench.models.base import Usage
+from lmrbench.records import Evaluation, Judgment, Prediction, Status
 from lmrbench.tasks.loader import TaskSet
 
 
@@ -134,8 +133,8 @@ def score_model(run: str, model: str, evals: list[Evaluation], preds: list[Predi
         by_cat[cats.get(iid, "uncategorised")].append(share)
     usage = Usage()
     for p in preds:
-        usage = usage + Usage.model_validate(p.meta.get("usage", {}))
-    settings = Counter(str(p.meta.get("solver", "unknown")) for p in preds)
+        usage = usage + p.meta.usage
+    settings = Counter(p.meta.solver for p in preds)
     dist, vs = _judge_parts(evals, [j for j in judgments if j.model == model])
     return ModelScore(
         model=model, setting=settings.most_common(1)[0][0] if settings else "unknown", run=run,

@@ -12,9 +12,9 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from lmrbench.evaluate.apply import make_workspace
-from lmrbench.evaluate.models import Prediction
 from lmrbench.models.base import Message, Model, ModelError, ModelResponse, ToolCall, ToolSpec, Usage
 from lmrbench.papers import PaperText
+from lmrbench.records import Prediction, PredictionMeta
 from lmrbench.sandbox import LocalSandbox, Sandbox
 from lmrbench.tasks.schema import Implementation, Task
 
@@ -210,7 +210,8 @@ def agent_prediction(task: Task, impl: Implementation, model: Model, paper: Pape
             "settings": model.settings.model_dump(), "limits": limits.model_dump()}
     if (traj.exit.startswith("model error") and not traj.steps) or kept:
         return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, error=kept or traj.exit,
-                          meta=meta)
-    return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, repo_dir=str(final), meta=meta)
+                          meta=PredictionMeta.model_validate(meta))
+    return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, repo_dir=str(final),
+                      meta=PredictionMeta.model_validate(meta))
 
 

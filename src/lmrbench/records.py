@@ -1,15 +1,48 @@
-"""Typed records of the evaluation stage: predictions in, evaluations out."""
+"""The typed records that cross stages, one line of a run folder's JSONL files each:
+predictions -> evaluations -> judgments (and human labels for agreement).
+
+Every stage reads the files of the stage before it and writes its own; nothing crosses between modules as a
+dict of loose keys. Unknown keys of an older or hand-written `meta` are kept (extra="allow") but every field a
+stage reads is typed here.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from lmrbench.models.base import Usage
 from lmrbench.sandbox.base import Isolation
+
+SolverKind = Literal["reference", "stub", "prompt", "agent", "external", "openhands", "wrong", "mutant", "unknown"]
+
+
+class PredictionMeta(BaseModel):
+    """How a prediction was made: the solver and what it recorded. Only what applies is set."""
+
+    model_config = ConfigDict(extra="allow")
+
+    solver: SolverKind = Field(default="unknown", description="Which solver or importer made it.")
+    prompt_version: str = Field(default="", description="The prompt solver's template version (prompt-v1).")
+    agent_version: str = Field(default="", description="The agent solver's version.")
+    paper_source: str = Field(default="", description="Where the paper text in the prompt came from.")
+    usage: Usage = Field(default_factory=Usage, description="Tokens and cost of making it.")
+    settings: dict[str, Any] = Field(default_factory=dict, description="The model settings (temperature, ...).")
+    finish_reason: str = Field(default="", description="The model's finish reason (prompt solver).")
+    answer: str = Field(default="", description="The model's whole answer (prompt solver).")
+    exit: str = Field(default="", description="Why the agent stopped: 'submitted', 'limit: ...', 'model error: ...'.")
+    steps: int = Field(default=0, description="Agent steps taken.")
+    trajectory: str = Field(default="", description="Path of the agent's trajectory file.")
+    limits: dict[str, Any] = Field(default_factory=dict, description="The agent's limits.")
+    source_dir: str = Field(default="", description="The workspace an external agent left (from-dirs).")
+    changed: list[str] = Field(default_factory=list, description="Files the external agent changed.")
+    skipped_symlinks: list[str] = Field(default_factory=list, description="Links in its workspace, never read.")
+    replay: dict[str, Any] = Field(default_factory=dict, description="OpenHands import: edits applied and failed.")
+    description: str = Field(default="", description="A mutant's or wrong variant's one-line description.")
 
 
 class Prediction(BaseModel):
@@ -24,7 +57,7 @@ class Prediction(BaseModel):
     diff: str | None = Field(default=None, description="Form (b): a unified diff against the masked repository.")
     repo_dir: str | None = Field(default=None, description="Form (c): path of a revised repository folder.")
     error: str | None = Field(default=None, description="Generation failed; the reason. No code to apply.")
-    meta: dict[str, Any] = Field(default_factory=dict, description="Solver details: prompt version, usage, ...")
+    meta: PredictionMeta = Field(default_factory=lambda: PredictionMeta(), description="How it was made.")
 
     @model_validator(mode="after")
     def _one_form(self) -> Prediction:
@@ -57,6 +90,8 @@ class Grading(StrEnum):
     PROBE = "probe"  # probe data compared with the reference's outside the sandbox: cannot be forged
     PYTEST = "pytest"  # pytest inside the sandbox, nonce + exit code: the candidate shares the grader's process
     LEGACY = "legacy"  # the original layout's own test script and log rule
+
+
 class ErrorCause(StrEnum):
     """Why an evaluation is an `error`: the environment, not the prediction, kept the tests from measuring it."""
 
@@ -117,3 +152,38 @@ class Evaluation(BaseModel):
     @property
     def share_passed(self) -> float:
         return self.tests_passed / self.tests_total if self.tests_total else 0.0
+
+
+class JudgmentStatus(StrEnum):
+    OK = "ok"
+    PARSE_ERROR = "parse_error"
+    REFUSAL = "refusal"
+    PROVIDER_ERROR = "provider_error"
+    NO_CANDIDATE = "no_candidate"
+
+
+class Judgment(BaseModel):
+    """One line of judgments.jsonl: one judge on one (instance, model, sample)."""
+
+    instance_id: str
+    model: str = Field(description="The candidate's model.")
+    sample: int
+    judge: str = Field(description="The judge's model name.")
+    prompt_version: str
+    key: str = Field(description="Hash of judge, prompt version, instance and candidate code.")
+    status: JudgmentStatus
+    category: Literal[1, 2, 3] | None = Field(default=None, description="Only when status is ok.")
+    rationale: str = ""
+    detail: str = Field(default="", description="Why it is not ok (parse error, provider error, ...).")
+    raw: str = Field(default="", description="The judge's answer as given.")
+    usage: Usage = Field(default_factory=Usage)
+
+
+class HumanLabel(BaseModel):
+    """One line of a human-labels JSONL file."""
+
+    annotator: str = Field(min_length=1)
+    instance_id: str
+    model: str = Field(default="", description="Candidate model; empty matches any.")
+    sample: int = 0
+    category: Literal[1, 2, 3]
