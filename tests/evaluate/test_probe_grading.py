@@ -279,3 +279,18 @@ def test_exit_code_must_be_zero_even_when_every_case_is_right(probe_tasks, tmp_p
 def test_a_missing_third_party_module_is_an_environment_error(probe_tasks, tmp_path):
     ev = _eval(probe_tasks, tmp_path, "import no_such_package_xyz\n" + RIGHT)
     assert ev.status is Status.ERROR and "no_such_package_xyz" in ev.reason
+
+
+def test_check_patterns_take_brackets_literally():
+    from lmrbench.checks import matches
+
+    assert matches("matches_reference[3]", "matches_reference[*]")
+    assert matches("scales[zero]", "scales[*]") and not matches("scales", "scales[*]")
+    assert matches("hand_values", "hand_*") and not matches("hand_values", "hand")
+
+
+def test_outputs_of_another_kind_fail_the_case_instead_of_stopping_the_grader():
+    want = _one({"v": np.array([1.0, 2.0])})
+    for got in ({"v": None}, {"v": "text"}, {"v": [1.0, 2.0]}, {"v": {"a": 1}}):
+        why = compare_case(_one(got), want)
+        assert why and "v" in why, got

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from lmrbench.checks import matches
+from lmrbench.evaluate.probes import parse_probe_output, task_checks
 from lmrbench.tasks.problems import Problem
 from lmrbench.tasks.schema import Implementation, Task
 
@@ -64,7 +66,18 @@ def lint_probe_files(task: Task, impl: Implementation) -> list[Problem]:
             continue
         out += [Problem(task.task_id, impl.index, "verdict-in-sandbox", f"{rel}: {d}") for d in _defects(tree)]
     stem = Path(impl.unit_test_file).stem
-    if not (task.tests_dir / "expected" / f"{stem}.jsonl").is_file():
+    expected = task.tests_dir / "expected" / f"{stem}.jsonl"
+    if not expected.is_file():
         out.append(Problem(task.task_id, impl.index, "no-expected-outputs",
                            f"no tests/expected/{stem}.jsonl (run `lmrbench tasks fixtures -t {task.task_id}`)"))
-    return out
+        return out
+    return out + _idle_checks(task, impl, expected)
+
+
+def _idle_checks(task: Task, impl: Implementation, expected: Path) -> list[Problem]:
+    """A check whose pattern matches no case never runs: it would look like a proof and prove nothing."""
+    assert task.tests_dir is not None
+    cases = list(parse_probe_output(expected.read_bytes()).cases)
+    rel = str(Path(impl.unit_test_file).relative_to(task.tests_dir.relative_to(task.root)))
+    return [Problem(task.task_id, impl.index, "check-matches-nothing", f"check pattern '{pattern}' matches no case")
+            for pattern in task_checks(task.tests_dir, rel).patterns() if not any(matches(c, pattern) for c in cases)]
