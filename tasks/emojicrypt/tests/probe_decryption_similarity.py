@@ -27,9 +27,15 @@ def result(got) -> dict:
     """The returned (mean, per_feature) and the Python types the interface requires."""
     mean, per_feature = got
     is_dict = isinstance(per_feature, dict)
-    return {"mean": mean, "per_feature": per_feature, "mean_is_float": isinstance(mean, float),
-            "per_feature_is_dict": is_dict,
-            "per_feature_all_float": is_dict and all(isinstance(v, float) for v in per_feature.values())}
+    out = {"mean_is_float": isinstance(mean, float), "per_feature_is_dict": is_dict,
+           "per_feature_all_float": is_dict and all(isinstance(v, float) for v in per_feature.values())}
+    # A value of the wrong kind is left out, so it fails as a missing output (the harness's comparison of an
+    # array with a dict marker or a number raises instead of failing).
+    if isinstance(mean, (int, float)):
+        out["mean"] = mean
+    if is_dict:
+        out["per_feature"] = {k: (v if isinstance(v, (int, float)) else repr(v)[:50]) for k, v in per_feature.items()}
+    return out
 
 
 class TableEmbedder:

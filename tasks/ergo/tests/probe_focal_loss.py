@@ -17,8 +17,13 @@ TOL = dict(rtol=1e-7, atol=1e-10)  # the old tests' default tolerance
 
 def shaped(out: dict) -> dict:
     """`out` plus each tensor's shape under `shapes.<key>`: the old tests asserted every shape, and the probe
-    runner records a 0-d tensor as shape [1], so a scalar loss and a one-element vector would look alike."""
-    return {**out, "shapes": {k: list(v.shape) for k, v in out.items() if isinstance(v, torch.Tensor)}}
+    runner records a 0-d tensor as shape [1], so a scalar loss and a one-element vector would look alike.
+
+    An output that should be a tensor but is not is left out, recorded under `not_a_tensor.<key>`: it then
+    fails as a missing output (the harness's comparison of an array with a list or None raises instead)."""
+    kept = {k: v for k, v in out.items() if isinstance(v, torch.Tensor)}
+    wrong = {f"not_a_tensor.{k}": type(v).__name__ for k, v in out.items() if k not in kept}
+    return {**kept, **wrong, "shapes": {k: list(v.shape) for k, v in kept.items()}}
 
 
 def case_id(i: int) -> str:

@@ -22,12 +22,21 @@ TREE = dict(compare="exact", outputs={"values*": {"compare": "close", "rtol": 0.
 CLOSE = dict(rtol=0.0, atol=1e-12)  # property cases: counts and strings exact, floats within 1e-12
 
 
+class GuardedMCTS(OpenLoopMCTS):
+    """The candidate's planner; a chosen act that is not a string is emitted as its type name (the harness's
+    comparison of an array with a string raises instead of failing)."""
+
+    def select_action(self, node: Node):
+        act = super().select_action(node)
+        return act if isinstance(act, str) else f"<{type(act).__name__}>"
+
+
 def node(prior, visits, q) -> Node:
     return Node(prior=dict(zip(ACTS, prior)), visits=dict(zip(ACTS, visits)), q=dict(zip(ACTS, q)))
 
 
 def planner(c: float = 1.0, q0: float = 0.0, sim: PersuasionSimulator | None = None, **kw) -> OpenLoopMCTS:
-    return OpenLoopMCTS(sim or PersuasionSimulator(), c_puct=c, q0=q0, **kw)
+    return GuardedMCTS(sim or PersuasionSimulator(), c_puct=c, q0=q0, **kw)
 
 
 def state_json(s: DialogueState) -> dict:
