@@ -29,7 +29,9 @@ def pyramid_matches_reference(idx):
     out = {"levels_is_list": isinstance(levels, list), "levels": levels,
            "marks_is_list": isinstance(marks, list), "marks": marks}
     sum((lv * ct).sum() for lv, ct in zip(levels, c["cotangents"])).backward()
-    out["grad"] = x.grad
+    # never emit None where the reference has a tensor (see NOTES.md, harness bug): a flag, then zeros
+    out["grad_is_none"] = x.grad is None
+    out["grad"] = torch.zeros_like(x) if x.grad is None else x.grad
     return out
 
 
