@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
-from pydantic import BaseModel
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -24,7 +23,14 @@ from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, lo
 from lmrbench.evaluate.regrade import regrade_run
 from lmrbench.evaluate.runner import EvalConfig
 from lmrbench.external import export_workspaces, predictions_from_dirs
-from lmrbench.generate import BUILTIN_MODELS, GenerateProgress, SolverName, generate_builtin, generate_with_model
+from lmrbench.generate import (
+    BUILTIN_MODELS,
+    GenerateProgress,
+    GenOptions,
+    SolverName,
+    generate_builtin,
+    generate_with_model,
+)
 from lmrbench.importers.human_eval import Scale, import_labels
 from lmrbench.importers.openhands import from_openhands
 from lmrbench.jsonl import JsonlWriter
@@ -35,6 +41,7 @@ from lmrbench.papers import fetch_paper, paper_text
 from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.report import strict_json
 from lmrbench.report.bundle import collect, write_all
+from lmrbench.rundir import RunDir
 from lmrbench.sandbox import IsolationError, IsolationLevel, LocalSandbox, SandboxConfig
 from lmrbench.solvers.agent import AgentLimits
 from lmrbench.solvers.prompt import PROMPT_VERSION, build_prompt
@@ -264,7 +271,7 @@ def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeo
         preds = [p for p in preds if p.instance_id in only]
         invalid = [e for e in invalid if e.instance_id in only]
     config = EvalConfig(timeout_s=timeout, sandbox=SandboxConfig(isolation=isolation), path=path,
-                        repo_root=repo_root or predictions.parent / "workspaces")
+                        repo_root=repo_root or RunDir(predictions.parent).workspaces)
     try:
         LocalSandbox(config.sandbox).isolation()
     except (IsolationError, RuntimeError) as exc:
@@ -280,9 +287,10 @@ def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeo
             failures += not ev.passed
             bar.update(job, advance=1, description=f"{ev.instance_id} {ev.status.value} · not passed: {failures}")
 
-        evaluate_predictions(preds, ts, run_dir / "evaluations.jsonl", run_dir / "work", run_dir / "logs",
+        run = RunDir(run_dir)
+        evaluate_predictions(preds, ts, run.evaluations, run.work, run.logs,
                              config, workers, tick, extra=invalid)
-    return latest_evaluations(run_dir / "evaluations.jsonl")
+    return latest_evaluations(RunDir(run_dir).evaluations)
 
 
 def _report(ts: TaskSet, run_dirs: list[Path], as_json: bool, out_dir: Path | None = None,
@@ -319,25 +327,12 @@ ModelOpt = Annotated[str, typer.Option(help="reference | stub | fake | any litel
 SolverOpt = Annotated[SolverName, typer.Option(help="prompt: one request per implementation; agent: tool loop.")]
 
 
-class GenOptions(BaseModel):
-    """Options shared by generate and run."""
-
-    model: str
-    solver: SolverName = "prompt"
-    samples: int = 1
-    concurrency: int = 4
-    settings: ModelSettings = ModelSettings()
-    fake_script: Path | None = None
-    limits: AgentLimits = AgentLimits()
-    no_cache: bool = False
-
-
 def _generate(ts: TaskSet, opts: GenOptions, rd: Path, select: list[str] | None) -> None:
-    rd.mkdir(parents=True, exist_ok=True)
-    (rd / "run.json").write_text(opts.model_dump_json(indent=2))
+    run = RunDir(rd)
+    run.write_info(opts)
     if opts.model in BUILTIN_MODELS:
-        new = generate_builtin(ts, opts.model, rd / "predictions.jsonl", opts.samples, select)
-        err.print(f"{new} new prediction(s) in {rd / 'predictions.jsonl'}", highlight=False)
+        new = generate_builtin(ts, opts.model, run.predictions, opts.samples, select)
+        err.print(f"{new} new prediction(s) in {run.predictions}", highlight=False)
         return
     try:
         model = get_model(opts.model, opts.settings, opts.fake_script, use_cache=not opts.no_cache)
@@ -439,10 +434,10 @@ def evaluate_cmd(
     attach_task_envs(ts, sorted({p.instance_id for p in preds} & {i.instance_id for i in ts.instances()}), env)
     rd = run_dir or _run_dir(None, preds[0].model if preds else "unknown")
     rd.mkdir(parents=True, exist_ok=True)
-    kept = rd / "predictions.jsonl"
+    kept = RunDir(rd).predictions
     if not kept.exists() or not kept.samefile(predictions):  # the run folder holds what it evaluated (judge, report)
         shutil.copyfile(predictions, kept)
-    _evaluate(full, kept, rd, workers, timeout, isolation, repo_root or predictions.parent / "workspaces",
+    _evaluate(full, kept, rd, workers, timeout, isolation, repo_root or RunDir(predictions.parent).workspaces,
               only={i.instance_id for i in ts.instances()}, path=path)
     _report(ts, [rd], as_json)
 
@@ -451,7 +446,7 @@ def _regrade(ts: TaskSet, run_dir: Path, write: bool, as_json: bool) -> None:
     rows = regrade_run(run_dir, ts)
     changed = [r for r in rows if not r.same]
     if write and changed:
-        writer = JsonlWriter(run_dir / "evaluations.jsonl")
+        writer = JsonlWriter(RunDir(run_dir).evaluations)
         for r in changed:
             writer.write(r.after)
     if as_json:
@@ -521,7 +516,7 @@ def judge_cmd(
             err.print("[red]error:[/red] usage: lmrbench judge agreement RUN_DIR --labels FILE")
             raise typer.Exit(2)
         try:
-            rows = agreement_table(load_judgments(run_dir_arg / "judgments.jsonl"), load_labels(labels))
+            rows = agreement_table(load_judgments(RunDir(run_dir_arg).judgments), load_labels(labels))
         except ValueError as exc:
             err.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from exc
@@ -537,7 +532,7 @@ def judge_cmd(
         out.print(table)
         return
     run_dir = Path(target)
-    if not (run_dir / "predictions.jsonl").is_file():
+    if not RunDir(run_dir).predictions.is_file():
         err.print(f"[red]error:[/red] {run_dir / 'predictions.jsonl'} does not exist")
         raise typer.Exit(2)
     names = judge or []
@@ -583,7 +578,7 @@ def run_cmd(
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
                         max_steps, no_cache)
     _generate(ts, opts, rd, select)
-    _evaluate(full, rd / "predictions.jsonl", rd, workers, None, isolation,
+    _evaluate(full, RunDir(rd).predictions, rd, workers, None, isolation,
               only={i.instance_id for i in ts.instances()}, path=path)
     _report(ts, [rd], as_json)
 

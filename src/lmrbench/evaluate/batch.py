@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from lmrbench.evaluate.runner import EvalConfig, SandboxPool, evaluate_one, evaluation_key, task_hash
 from lmrbench.jsonl import JsonlWriter, Record, read_lines, read_records
 from lmrbench.records import Evaluation, Prediction, Status
+from lmrbench.rundir import RunDir
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.schema import Implementation, Task
 
@@ -125,8 +126,11 @@ def evaluate_predictions(
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = [pool.submit(one, item) for item in todo]
+        run = RunDir(out.parent)
         for fut in as_completed(futures):
-            ev = fut.result()
+            ev = fut.result()  # paths inside the run folder are stored relative: the folder can be moved
+            ev = ev.model_copy(update={"log_path": run.relative(ev.log_path),
+                                       "outputs_path": run.relative(ev.outputs_path)})
             writer.write(ev)
             results.append(ev)
             if on_result:

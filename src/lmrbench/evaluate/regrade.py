@@ -11,6 +11,7 @@ from lmrbench.evaluate.grading import grade_probe_data
 from lmrbench.evaluate.probes import read_capped, read_probe_output
 from lmrbench.evaluate.runner import RunFacts, with_notes
 from lmrbench.records import Evaluation, Grading, Status
+from lmrbench.rundir import RunDir
 from lmrbench.tasks.loader import TaskSet
 
 
@@ -34,9 +35,7 @@ def regrade_one(ev: Evaluation, tasks: TaskSet, run_dir: Path) -> Evaluation:
     """The evaluation with its verdict recomputed from its kept probe data (unchanged if it has none)."""
     if ev.grading is not Grading.PROBE or not ev.outputs_path or ev.status is Status.INVALID:
         return ev
-    outputs = Path(ev.outputs_path)
-    if not outputs.is_absolute():
-        outputs = run_dir / outputs
+    outputs = RunDir(run_dir).resolve(ev.outputs_path)
     facts = _facts(outputs)
     if facts is None:
         return ev.model_copy(update={"status": Status.ERROR, "reason": f"regrade: no run facts beside {outputs}"})
@@ -52,7 +51,7 @@ def regrade_run(run_dir: Path, tasks: TaskSet) -> list[Regraded]:
     """Every latest evaluation of a run (of the implementations in `tasks`), re-graded."""
     out = []
     selected = {i.instance_id for i in tasks.instances()}
-    for ev in latest_evaluations(run_dir / "evaluations.jsonl"):
+    for ev in latest_evaluations(RunDir(run_dir).evaluations):
         if ev.instance_id not in selected:
             continue
         after = regrade_one(ev, tasks, run_dir)

@@ -21,6 +21,7 @@ from lmrbench.judge.parse import VerdictError, parse_verdict
 from lmrbench.models.base import Message, Model, ModelError
 from lmrbench.papers import paper_text
 from lmrbench.records import Judgment, JudgmentStatus, Prediction
+from lmrbench.rundir import RunDir
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.schema import Implementation, Task
 from lmrbench.tasks.source import SourceError, extract
@@ -113,8 +114,9 @@ def load_judgments(path: Path) -> list[Judgment]:
 def judge_run(run_dir: Path, tasks: TaskSet, judges: list[Model], concurrency: int = 4,
               on_result: Callable[[Judgment], None] | None = None) -> list[Judgment]:
     """Judge every prediction of a run with every judge; finished judgments (by key) are skipped."""
-    preds, _ = load_predictions(run_dir / "predictions.jsonl", tasks)
-    out = run_dir / "judgments.jsonl"
+    run = RunDir(run_dir)
+    preds, _ = load_predictions(run.predictions, tasks)
+    out = run.judgments
     done = {j.key for j in load_judgments(out) if j.status is not JudgmentStatus.PROVIDER_ERROR}
     writer = JsonlWriter(out)
     results = []
@@ -122,7 +124,7 @@ def judge_run(run_dir: Path, tasks: TaskSet, judges: list[Model], concurrency: i
         futures = []
         for pred in preds:
             task, impl = tasks.resolve(pred.instance_id)
-            candidate = candidate_code(task, impl, pred, run_dir / "workspaces")
+            candidate = candidate_code(task, impl, pred, run.workspaces)
             for judge in judges:
                 if judgment_key(judge.name, pred, candidate) not in done:
                     futures.append(pool.submit(judge_one, task, impl, pred, judge, candidate))

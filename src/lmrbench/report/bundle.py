@@ -16,6 +16,7 @@ from lmrbench.judge.run import candidate_code, load_judgments, reference_code
 from lmrbench.records import Evaluation, HumanLabel, Judgment, Prediction
 from lmrbench.report import strict_json
 from lmrbench.report.scoring import ModelScore, score_run
+from lmrbench.rundir import RunDir
 from lmrbench.safefs import read_tail
 from lmrbench.tasks.loader import TaskSet
 
@@ -52,7 +53,7 @@ def _tail(path: str, run_dir: Path, lines: int = 60) -> str:
     through a link (a 240 MB log, or a log_path naming a host file, must not end up in a report)."""
     if not path:
         return "(no log)"
-    p = Path(path)
+    p = RunDir(run_dir).resolve(path)
     try:
         if not p.resolve().is_relative_to(run_dir.resolve()):
             return "(log outside the run directory: not shown)"
@@ -71,7 +72,7 @@ def _candidate_diff(tasks: TaskSet, ev: Evaluation, pred: Prediction | None, run
         return ""
     task, impl = tasks.resolve(ev.instance_id)
     try:
-        cand = candidate_code(task, impl, pred, run_dir / "workspaces")
+        cand = candidate_code(task, impl, pred, RunDir(run_dir).workspaces)
     except (RecursionError, MemoryError, ValueError, OSError):  # hostile source the parser cannot take
         return "(candidate code could not be read)"
     if cand is None:
@@ -113,12 +114,13 @@ def collect(run_dirs: list[Path], tasks: TaskSet, labels: list[HumanLabel] | Non
     scores, drills, all_judgments = [], [], []
     selected = {i.instance_id for i in tasks.instances()}
     for rd in run_dirs:
-        evals = [e for e in latest_evaluations(rd / "evaluations.jsonl") if e.instance_id in selected]
+        run = RunDir(rd)
+        evals = [e for e in latest_evaluations(run.evaluations) if e.instance_id in selected]
         if not evals:
             raise FileNotFoundError(f"{rd / 'evaluations.jsonl'}: no evaluations of the selected implementations "
                                     "(run `lmrbench evaluate` first)")
-        preds = [p for p in load_predictions(rd / "predictions.jsonl", tasks)[0] if p.instance_id in selected]
-        judgments = load_judgments(rd / "judgments.jsonl")
+        preds = [p for p in load_predictions(run.predictions, tasks)[0] if p.instance_id in selected]
+        judgments = load_judgments(run.judgments)
         all_judgments += judgments
         scores += _scores(rd, evals, preds, judgments, tasks, since)
         by_pred = {(p.instance_id, p.model, p.sample): p for p in preds}

@@ -15,6 +15,7 @@ from lmrbench.evaluate.apply import make_workspace
 from lmrbench.models.base import Message, Model, ModelError, ModelResponse, ToolCall, ToolSpec, Usage
 from lmrbench.papers import PaperText
 from lmrbench.records import Prediction, PredictionMeta
+from lmrbench.rundir import RunDir
 from lmrbench.sandbox import LocalSandbox, Sandbox
 from lmrbench.tasks.schema import Implementation, Task
 
@@ -192,10 +193,11 @@ def agent_prediction(task: Task, impl: Implementation, model: Model, paper: Pape
     limits = limits or AgentLimits()
     name = f"{impl.instance_id.replace('/', '__')}__{model.name.replace('/', '_')}__{sample}"
     ws = prepare_workspace(task, impl, paper, run_dir / "agent_work" / name)
-    traj_path = run_dir / "trajectories" / f"{name}.json"
+    run = RunDir(run_dir)
+    traj_path = run.trajectories / f"{name}.json"
     traj_path.parent.mkdir(parents=True, exist_ok=True)
     traj = Agent(model, limits).run(task, impl, paper, ws, traj_path, sample)
-    final = run_dir / "workspaces" / name
+    final = run.workspaces / name
     if final.exists():
         shutil.rmtree(final)
     kept = ""
