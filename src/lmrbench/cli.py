@@ -16,6 +16,7 @@ from rich.table import Table
 
 from lmrbench.authoring.fixtures import build_fixtures
 from lmrbench.authoring.lint import lint
+from lmrbench.authoring.lint_run import run_checks
 from lmrbench.authoring.validate import ValidateConfig, validate
 from lmrbench.envs import EnvBuildError, EnvConfig, EnvMode, EnvRecord, EnvStatus, attach_envs, build_envs
 from lmrbench.envs.build import needs_env
@@ -47,6 +48,7 @@ from lmrbench.solvers.agent import AgentLimits
 from lmrbench.solvers.prompt import PROMPT_VERSION, build_prompt
 from lmrbench.tasks.catalog import task_rows
 from lmrbench.tasks.loader import TaskSet, load_tasks
+from lmrbench.tasks.problems import Problem
 from lmrbench.tasks.schema import TaskFormatError
 
 app = typer.Typer(help="lmrbench: can a model reproduce the code of a language-modeling paper?",
@@ -166,10 +168,15 @@ def tasks_show(instance: str, tasks: TasksOpt = None, as_json: JsonOpt = False) 
 @tasks_app.command("lint")
 def tasks_lint(path: Annotated[Path | None, typer.Argument(help="Task folder; default: built-in.")] = None,
                tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT,
-               since: SinceOpt = None, as_json: JsonOpt = False) -> None:
+               since: SinceOpt = None, as_json: JsonOpt = False,
+               run: Annotated[bool, typer.Option("--run", help="Also run each reference and stub (validate): "
+                                                 "tests the stub passes, references that fail.")] = False,
+               env: EnvOpt = "task") -> None:
     """Report each defect of a task folder, one line each: task or task/index, severity, kind, detail."""
     ts = _select(_load(path or tasks, quiet=True), select, split, since)
     problems = lint(ts)
+    if run:
+        problems += lint_by_running(ts, select, env)
     if as_json:
         _emit_json([p.model_dump() for p in problems])
     else:
@@ -633,6 +640,15 @@ def predictions_from_dirs_cmd(
     for pred in preds:
         writer.write(pred)
     out.print(f"{len(preds)} prediction(s) appended to {output}", highlight=False)
+
+
+def lint_by_running(ts: TaskSet, select: list[str] | None, env: EnvMode) -> list[Problem]:
+    """`tasks lint --run`: the reference and the stub of each selected implementation, run."""
+    attach_task_envs(ts, select, env)
+    impls = [(ts.task(i.task_id), i) for i in ts.select(select)]
+    with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=err, transient=True) as bar:
+        job = bar.add_task("running")
+        return run_checks(impls, tick=lambda msg: bar.update(job, description=msg))
 
 
 # --- importers of the original LMR-Bench's results ---

@@ -83,6 +83,8 @@ class GenerateProgress(BaseModel):
 
 def _solve(task: Task, impl: Implementation, model: Model, solver: SolverName, sample: int, run_dir: Path,
            papers_dir: Path | None, limits: AgentLimits | None) -> Prediction:
+    if task.defect:  # an original-layout task without a repository: nothing to show the model
+        return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, error=task.defect)
     paper = paper_text(task, papers_dir)
     if solver == "prompt":
         return prompt_prediction(task, impl, model, paper, sample)

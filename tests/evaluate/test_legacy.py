@@ -118,6 +118,13 @@ def test_repository_that_is_an_empty_file_loads_and_is_an_error(tmp_path):
     for pred_for in (reference_prediction, stub_prediction):
         ev = _eval(tmp_path / "d", "10-timedistill", pred_for)
         assert ev.status is Status.ERROR and ev.cause is ErrorCause.MISSING_REPO and "empty file" in ev.reason
+    # a model is never asked (there is nothing to show it): an error prediction, and generation goes on
+    from lmrbench.generate import generate_with_model
+    from lmrbench.models.fake import FakeModel
+
+    fake = FakeModel(["```python\ndef loss(x):\n    return 0\n```"], name="fake/m")
+    prog = generate_with_model(ts, fake, "prompt", tmp_path / "run", concurrency=1)
+    assert prog.done == 1 and prog.failures == 1
 
 
 # --- environment errors apart from model failures ---

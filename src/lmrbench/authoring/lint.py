@@ -132,9 +132,8 @@ def lint(tasks: TaskSet) -> list[Problem]:
     for task in tasks.tasks:
         out += _task_checks(task)
         for impl in task.implementations:
-            out += _body_elsewhere(task, impl)
-            if task.layout is Layout.LMRBENCH:
-                out += _our_checks(task, impl)
+            if task.layout is Layout.LMRBENCH:  # the original layout's copies are found in lint_original
+                out += _body_elsewhere(task, impl) + _our_checks(task, impl)
                 if Path(impl.unit_test_file).name.startswith("probe_"):
                     out += lint_probe_files(task, impl)
     return out

@@ -6,8 +6,8 @@
 - `log-name-collision`: implementations whose tests write the same log; `log-name-mismatch`: a test whose log
   is not named after it;
 - `test-reads-golden`: a test that imports or opens the golden files;
-- `body-near-elsewhere`: a definition elsewhere in the repository whose body is nearly the golden body once
-  names are normalised (a vendored or renamed copy of the answer).
+- `body-elsewhere` / `body-near-elsewhere`: a definition elsewhere in the repository whose body is nearly the golden
+  body once names are normalised (a vendored or renamed copy of the answer); every file is parsed once per task.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from lmrbench.tasks.schema import Implementation, Task
 from lmrbench.tasks.source import SourceError, find_node
 
 GPU_HINTS = re.compile(r"""\.cuda\(|device\s*=\s*["']cuda|from_pretrained\(|hf_hub_download|snapshot_download""")
-LOG_NAME = re.compile(r"""["']([\w.-]+\.log)["']""")
+LOG_NAME = re.compile(r"""["'](?:[\w./-]*/)?([\w.-]+\.log)["']""")
 NEAR = 0.9
 MAX_FILES = 400
 
@@ -141,7 +141,8 @@ def reads_golden(task: Task, impl: Implementation) -> list[Problem]:
 
 
 class _Normalise(ast.NodeTransformer):
-    """Names, arguments and attributes become placeholders; constants keep their type only."""
+    """Local names and arguments become placeholders (a renamed copy is still a copy); attribute names, which
+    carry the method (`.softmax`, `.log_softmax`), stay; constants keep their type only."""
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         return ast.copy_location(ast.Name(id="_", ctx=node.ctx), node)
@@ -194,23 +195,55 @@ def _functions(task: Task) -> list[tuple[Path, FuncDef]]:
     return out
 
 
-def body_near_elsewhere(task: Task, impl: Implementation, functions: list[tuple[Path, FuncDef]]) -> list[Problem]:
-    golden = _golden_defs(impl)
-    out = []
+def _body(node: FuncDef) -> list[ast.stmt]:
+    return node.body[1:] if ast.get_docstring(node) is not None else node.body
+
+
+def _exact_prints(impl: Implementation) -> dict[str, tuple[int, str]]:
+    """Target -> (statement count, dump of its golden body), for exact copies."""
+    tree = _parse(impl.golden_file) if impl.golden_file is not None else None
+    out = {}
+    for t in impl.targets:
+        try:
+            node = find_node(tree, t) if tree is not None else None
+        except SourceError:
+            node = None
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _body(node):
+            out[t] = (len(_body(node)), "\n".join(ast.dump(b, annotate_fields=False) for b in _body(node)))
+    return out
+
+
+def _near(ref: list[str], node: FuncDef) -> float:
+    toks = normalised_tokens(node)
+    if abs(len(toks) - len(ref)) > 0.2 * len(ref):
+        return 0.0
+    sm = difflib.SequenceMatcher(None, ref, toks, autojunk=False)
+    if sm.real_quick_ratio() < NEAR or sm.quick_ratio() < NEAR:
+        return 0.0
+    return sm.ratio()
+
+
+def copies_elsewhere(task: Task, impl: Implementation, functions: list[tuple[Path, FuncDef]]) -> list[Problem]:
+    """Definitions whose body is the golden body (`body-elsewhere`), or nearly so once local names are blanked
+    (`body-near-elsewhere`, not in the goal file). Cheap filters (statement count, size) come first: a vendored
+    library has tens of thousands of functions."""
+    exact, near = _exact_prints(impl), _golden_defs(impl)
     goal = (task.repo_dir / impl.goal_file).resolve()
-    for t, (lines, ref) in golden.items():
-        for path, node in functions:
-            # a cheap size window first: normalising every function of a vendored library is what costs
-            if not 0.6 * lines <= _lines(node) <= 1.6 * lines or path.resolve() == goal:
-                continue
-            toks = normalised_tokens(node)
-            if abs(len(toks) - len(ref)) > 0.2 * len(ref):
-                continue
-            sm = difflib.SequenceMatcher(None, ref, toks, autojunk=False)
-            if sm.quick_ratio() >= NEAR and sm.ratio() >= NEAR:
-                out.append(Problem(task.task_id, impl.index, "body-near-elsewhere",
-                                   f"'{node.name}' in {path.relative_to(task.root)} (line {node.lineno}) is "
-                                   f"{sm.ratio():.0%} like the golden '{t}'"))
+    out = []
+    for path, node in functions:
+        where = f"{path.relative_to(task.root)} (line {node.lineno})"
+        body = _body(node)
+        hit = next((t for t, (n, fp) in exact.items() if len(body) == n and fp == "\n".join(
+            ast.dump(b, annotate_fields=False) for b in body)), None)
+        if hit is not None:
+            out.append(Problem(task.task_id, impl.index, "body-elsewhere", f"the body of '{hit}' is in {where}"))
+            continue
+        for t, (lines, ref) in near.items():
+            if 0.6 * lines <= _lines(node) <= 1.6 * lines and path.resolve() != goal:
+                ratio = _near(ref, node)
+                if ratio >= NEAR:
+                    out.append(Problem(task.task_id, impl.index, "body-near-elsewhere",
+                                       f"'{node.name}' in {where} is {ratio:.0%} like the golden '{t}'"))
     return out
 
 
@@ -219,7 +252,7 @@ def original_checks(task: Task) -> list[Problem]:
     if task.defect:
         return []
     out = gpu_or_hub(task) + log_names(task)
-    functions = _functions(task) if any(_golden_defs(i) for i in task.implementations) else []
+    functions = _functions(task) if any(i.golden_file for i in task.implementations) else []
     for impl in task.implementations:
-        out += fixtures(task, impl) + reads_golden(task, impl) + body_near_elsewhere(task, impl, functions)
+        out += fixtures(task, impl) + reads_golden(task, impl) + copies_elsewhere(task, impl, functions)
     return out
