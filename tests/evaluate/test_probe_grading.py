@@ -294,3 +294,10 @@ def test_outputs_of_another_kind_fail_the_case_instead_of_stopping_the_grader():
     for got in ({"v": None}, {"v": "text"}, {"v": [1.0, 2.0]}, {"v": {"a": 1}}):
         why = compare_case(_one(got), want)
         assert why and "v" in why, got
+
+
+def test_a_zero_dimensional_tensor_keeps_its_shape():
+    torch = pytest.importorskip("torch")
+    c = _one({"scalar": torch.tensor(2.5), "vector": torch.tensor([2.5])})
+    assert c.outputs["scalar"].shape == () and c.outputs["vector"].shape == (1,)
+    assert "shape" in compare_case(_one({"v": torch.tensor([2.5])}), _one({"v": torch.tensor(2.5)}))
