@@ -142,6 +142,7 @@ class Evaluation(BaseModel):
     failures: list[str] = Field(default_factory=list, description="The first failing cases, with reasons.")
     run_path: str = Field(default="cold", description="'cold' (own sandbox) or 'warm' (trusted batch).")
     outputs_path: str = Field(default="", description="The probe data kept for re-grading, if any.")
+    candidate_path: str = Field(default="", description="The candidate's code as applied, for the judge and report.")
     cause: ErrorCause | None = Field(default=None, description="Only for status error: what in the environment "
                                      "kept the tests from measuring the prediction.")
 

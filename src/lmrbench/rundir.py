@@ -17,10 +17,31 @@ turns them back into paths (absolute paths from older runs are kept as they are)
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
+
+from lmrbench.jsonl import read_lines
+
+R = TypeVar("R", bound=BaseModel)
+
+
+def latest_records(path: Path, cls: type[R], key: Callable[[R], Hashable]) -> list[R]:
+    """The records of a stage's JSONL file, the last one per key winning (a re-run appends, never rewrites);
+    lines that are not such a record are skipped."""
+    latest: dict[Hashable, R] = {}
+    for _, obj, _ in read_lines(path):
+        if obj is None:
+            continue
+        try:
+            rec = cls.model_validate(obj)
+        except ValidationError:
+            continue
+        latest[key(rec)] = rec
+    return list(latest.values())
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from lmrbench.evaluate.runner import EvalConfig, SandboxPool, evaluate_one, evaluation_key, task_hash
 from lmrbench.jsonl import JsonlWriter, Record, read_lines, read_records
 from lmrbench.records import Evaluation, Prediction, Status
-from lmrbench.rundir import RunDir
+from lmrbench.rundir import RunDir, latest_records
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.schema import Implementation, Task
 
@@ -130,7 +130,8 @@ def evaluate_predictions(
         for fut in as_completed(futures):
             ev = fut.result()  # paths inside the run folder are stored relative: the folder can be moved
             ev = ev.model_copy(update={"log_path": run.relative(ev.log_path),
-                                       "outputs_path": run.relative(ev.outputs_path)})
+                                       "outputs_path": run.relative(ev.outputs_path),
+                                       "candidate_path": run.relative(ev.candidate_path)})
             writer.write(ev)
             results.append(ev)
             if on_result:
@@ -140,13 +141,4 @@ def evaluate_predictions(
 
 def latest_evaluations(path: Path) -> list[Evaluation]:
     """Every evaluation in a file; for a repeated (instance, model, sample) the last one wins."""
-    by_item: dict[tuple[str, str, int], Evaluation] = {}
-    for _, obj, _ in read_lines(path):
-        if obj is None:
-            continue
-        try:
-            ev = Evaluation.model_validate(obj)
-        except ValidationError:
-            continue
-        by_item[(ev.instance_id, ev.model, ev.sample)] = ev
-    return list(by_item.values())
+    return latest_records(path, Evaluation, lambda ev: (ev.instance_id, ev.model, ev.sample))

@@ -25,12 +25,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_workspace, restore_protected
+from lmrbench.evaluate.candidate import from_applied
 from lmrbench.evaluate.causes import Cause
 from lmrbench.evaluate.grading import grade, grade_probe
 from lmrbench.evaluate.legacy import legacy_command, legacy_fields, preflight, prepare_logs, refusal
 from lmrbench.evaluate.probes import read_capped
 from lmrbench.jsonl import MAX_DEPTH, within_depth
 from lmrbench.records import Evaluation, Grading, Prediction, Status
+from lmrbench.safefs import read_beneath
 from lmrbench.sandbox import LocalSandbox, Sandbox, SandboxConfig
 from lmrbench.sandbox.base import Isolation
 from lmrbench.sandbox.template import PRELOADABLE, TemplateSandbox
@@ -166,6 +168,7 @@ class Prepared:
     grading: Grading
     invalid: str = ""
     refused: Cause | None = None
+    candidate: str | None = None
     tampered: list[str] = field(default_factory=list)
     nonce: str = ""
 
@@ -236,6 +239,7 @@ def prepare(task: Task, impl: Implementation, pred: Prediction, item_dir: Path, 
         make_workspace(task, p.ws)
         apply_prediction(pred, p.ws, config.repo_root)
         p.tampered = restore_protected(task, p.ws)
+        p.candidate = _applied_candidate(p)
     except InvalidPrediction as exc:
         p.invalid = str(exc)
         return p
@@ -343,6 +347,24 @@ def with_notes(reason: str, limits_hit: list[str], tampered: int) -> str:
     return reason
 
 
+def _applied_candidate(p: Prepared) -> str | None:
+    """The candidate's code as applied (before anything ran), read without following a link."""
+    try:
+        goal = read_beneath(p.ws, p.impl.goal_file, MAX_RESULTS_BYTES).decode("utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None
+    return from_applied(p.impl, p.pred, goal)
+
+
+def _keep_candidate(p: Prepared) -> str:
+    if p.candidate is None:
+        return ""
+    dest = p.log.with_suffix(".candidate.py")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(p.candidate, encoding="utf-8", errors="replace")
+    return str(dest)
+
+
 def _keep_outputs(p: Prepared, r: RunResult) -> str:
     """Keep the probe data beside the log (capped) with what else grading used, so that a finished run can be
     re-graded from disk without a sandbox (`lmrbench evaluate --regrade`)."""
@@ -376,7 +398,7 @@ def finish(p: Prepared, r: RunResult | None, started: float) -> Evaluation:
     fields["reason"] = with_notes(fields["reason"], r.limits_hit, len(p.tampered))
     outputs = _keep_outputs(p, r) if p.grading is Grading.PROBE else ""
     return Evaluation(**p.base_fields(), **fields, exit_code=r.exit_code, isolation=r.isolation,
-                      duration_s=duration, run_path=r.path, outputs_path=outputs)
+                      duration_s=duration, run_path=r.path, outputs_path=outputs, candidate_path=_keep_candidate(p))
 
 
 def evaluate_one(

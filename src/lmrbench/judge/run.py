@@ -5,26 +5,23 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tempfile
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_workspace
 from lmrbench.evaluate.batch import load_predictions
-from lmrbench.jsonl import JsonlWriter, read_lines
+from lmrbench.evaluate.candidate import candidate_code, kept_candidates
+from lmrbench.jsonl import JsonlWriter
 from lmrbench.judge.parse import VerdictError, parse_verdict
 from lmrbench.models.base import Message, Model, ModelError
 from lmrbench.papers import paper_text
 from lmrbench.records import Judgment, JudgmentStatus, Prediction
-from lmrbench.rundir import RunDir
+from lmrbench.rundir import RunDir, latest_records
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.schema import Implementation, Task
-from lmrbench.tasks.source import SourceError, extract
+from lmrbench.tasks.source import extract
 
 JUDGE_PROMPT_VERSION = "judge-v1"
 
@@ -43,26 +40,6 @@ def reference_code(impl: Implementation) -> str:
     assert impl.golden_file is not None
     golden = impl.golden_file.read_text(encoding="utf-8")
     return "\n\n".join(extract(golden, t) for t in impl.targets) if impl.targets else golden
-
-
-def candidate_code(task: Task, impl: Implementation, pred: Prediction, repo_root: Path | None = None) -> str | None:
-    """The candidate's definitions of the targets, or None when there is nothing to judge. A repo_dir
-    prediction is read only under `repo_root` (a run's own `workspaces/`, where the agent solver leaves them)."""
-    if pred.error is not None:
-        return None
-    if pred.functions is not None and impl.targets:
-        defs = pred.functions.get(impl.goal_file, {})
-        if all(t in defs for t in impl.targets):  # the targets, then what the answer added (helpers, imports)
-            names = impl.targets + [k for k in defs if k not in impl.targets]
-            return "\n\n".join(defs[k].strip() + "\n" for k in names)
-    with tempfile.TemporaryDirectory(prefix="lmrbench-judge-") as tmp:
-        ws = make_workspace(task, Path(tmp) / "repo")
-        try:
-            apply_prediction(pred, ws, repo_root)
-            text = (ws / impl.goal_file).read_text(encoding="utf-8")
-            return "\n\n".join(extract(text, t) for t in impl.targets) if impl.targets else text
-        except (InvalidPrediction, SourceError, OSError, SyntaxError, ValueError, RecursionError, MemoryError):
-            return None
 
 
 def build_judge_prompt(task: Task, impl: Implementation, candidate: str) -> list[Message]:
@@ -101,14 +78,7 @@ def judge_one(task: Task, impl: Implementation, pred: Prediction, judge: Model, 
 
 def load_judgments(path: Path) -> list[Judgment]:
     """Every judgment; for a repeated (item, judge) the last line wins."""
-    latest: dict[tuple[str, str, int, str], Judgment] = {}
-    for _, obj, _ in read_lines(path):
-        try:
-            j = Judgment.model_validate(obj)
-        except ValidationError:
-            continue
-        latest[(j.instance_id, j.model, j.sample, j.judge)] = j
-    return list(latest.values())
+    return latest_records(path, Judgment, lambda j: (j.instance_id, j.model, j.sample, j.judge))
 
 
 def judge_run(run_dir: Path, tasks: TaskSet, judges: list[Model], concurrency: int = 4,
@@ -118,13 +88,16 @@ def judge_run(run_dir: Path, tasks: TaskSet, judges: list[Model], concurrency: i
     preds, _ = load_predictions(run.predictions, tasks)
     out = run.judgments
     done = {j.key for j in load_judgments(out) if j.status is not JudgmentStatus.PROVIDER_ERROR}
+    kept = kept_candidates(run)
     writer = JsonlWriter(out)
     results = []
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         futures = []
         for pred in preds:
             task, impl = tasks.resolve(pred.instance_id)
-            candidate = candidate_code(task, impl, pred, run.workspaces)
+            candidate = kept.get((pred.instance_id, pred.model, pred.sample))
+            if candidate is None:  # not evaluated yet (judging needs no evaluation): apply it here
+                candidate = candidate_code(task, impl, pred, run.workspaces)
             for judge in judges:
                 if judgment_key(judge.name, pred, candidate) not in done:
                     futures.append(pool.submit(judge_one, task, impl, pred, judge, candidate))

@@ -11,8 +11,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from lmrbench.evaluate.batch import latest_evaluations, load_predictions
+from lmrbench.evaluate.candidate import candidate_code, kept_candidates
 from lmrbench.judge.agreement import Agreement, agreement_table
-from lmrbench.judge.run import candidate_code, load_judgments, reference_code
+from lmrbench.judge.run import load_judgments, reference_code
 from lmrbench.records import Evaluation, HumanLabel, Judgment, Prediction
 from lmrbench.report import strict_json
 from lmrbench.report.scoring import ModelScore, score_run
@@ -67,12 +68,14 @@ def _cap(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n... [{len(text) - limit:,} characters cut]"
 
 
-def _candidate_diff(tasks: TaskSet, ev: Evaluation, pred: Prediction | None, run_dir: Path) -> str:
+def _candidate_diff(tasks: TaskSet, ev: Evaluation, pred: Prediction | None, run_dir: Path,
+                    kept: dict[tuple[str, str, int], str]) -> str:
     if pred is None:
         return ""
     task, impl = tasks.resolve(ev.instance_id)
     try:
-        cand = candidate_code(task, impl, pred, RunDir(run_dir).workspaces)
+        cand = kept.get((ev.instance_id, ev.model, ev.sample))  # as the evaluation applied it
+        cand = cand if cand is not None else candidate_code(task, impl, pred, RunDir(run_dir).workspaces)
     except (RecursionError, MemoryError, ValueError, OSError):  # hostile source the parser cannot take
         return "(candidate code could not be read)"
     if cand is None:
@@ -124,8 +127,9 @@ def collect(run_dirs: list[Path], tasks: TaskSet, labels: list[HumanLabel] | Non
         all_judgments += judgments
         scores += _scores(rd, evals, preds, judgments, tasks, since)
         by_pred = {(p.instance_id, p.model, p.sample): p for p in preds}
+        kept = kept_candidates(run)
         for ev in sorted(evals, key=lambda e: (e.model, e.instance_id, e.sample)):
-            diff = _candidate_diff(tasks, ev, by_pred.get((ev.instance_id, ev.model, ev.sample)), rd)
+            diff = _candidate_diff(tasks, ev, by_pred.get((ev.instance_id, ev.model, ev.sample)), rd, kept)
             notes = [(j.judge, f"category {j.category}: {j.rationale}" if j.category else f"{j.status}: {j.detail}")
                      for j in judgments if (j.instance_id, j.model, j.sample) == (ev.instance_id, ev.model, ev.sample)]
             drills.append(Drill(instance_id=ev.instance_id, model=ev.model, sample=ev.sample, status=ev.status.value,

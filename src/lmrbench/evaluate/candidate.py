@@ -1,0 +1,60 @@
+"""The candidate's code as the judge and the report see it: its target definitions (and what it added), taken
+once, when the prediction is evaluated, and kept beside the log (`<log>.candidate.py`)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_workspace
+from lmrbench.records import Evaluation, Prediction
+from lmrbench.rundir import RunDir, latest_records
+from lmrbench.safefs import read_file
+from lmrbench.tasks.schema import Implementation, Task
+from lmrbench.tasks.source import SourceError, extract
+
+MAX_CANDIDATE_BYTES = 1024 * 1024
+PARSE_ERRORS = (SourceError, SyntaxError, ValueError, RecursionError, MemoryError)
+
+
+def from_applied(impl: Implementation, pred: Prediction, goal_text: str) -> str | None:
+    """The candidate's code given the goal file as applied: the answer's own entries in the functions form (the
+    targets, then what it added), else the target definitions found in the file."""
+    if pred.functions is not None and impl.targets:
+        defs = pred.functions.get(impl.goal_file, {})
+        if all(t in defs for t in impl.targets):
+            names = impl.targets + [k for k in defs if k not in impl.targets]
+            return "\n\n".join(defs[k].strip() + "\n" for k in names)
+    try:
+        return "\n\n".join(extract(goal_text, t) for t in impl.targets) if impl.targets else goal_text
+    except PARSE_ERRORS:
+        return None
+
+
+def candidate_code(task: Task, impl: Implementation, pred: Prediction, repo_root: Path | None = None) -> str | None:
+    """The candidate's definitions of the targets, or None when there is nothing to judge. A repo_dir
+    prediction is read only under `repo_root` (a run's own `workspaces/`, where the agent solver leaves them)."""
+    if pred.error is not None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="lmrbench-candidate-") as tmp:
+        ws = make_workspace(task, Path(tmp) / "repo")
+        try:
+            apply_prediction(pred, ws, repo_root)
+            return from_applied(impl, pred, (ws / impl.goal_file).read_text(encoding="utf-8"))
+        except (InvalidPrediction, OSError, *PARSE_ERRORS):
+            return None
+
+
+
+
+def kept_candidates(run: RunDir) -> dict[tuple[str, str, int], str]:
+    """(instance, model, sample) -> the candidate code the evaluation stage kept, for every evaluated item."""
+    out = {}
+    for ev in latest_records(run.evaluations, Evaluation, lambda e: (e.instance_id, e.model, e.sample)):
+        if ev.candidate_path:
+            try:
+                out[(ev.instance_id, ev.model, ev.sample)] = read_file(run.resolve(ev.candidate_path),
+                                                                       MAX_CANDIDATE_BYTES).decode("utf-8", "replace")
+            except (OSError, ValueError):
+                continue
+    return out
