@@ -127,7 +127,7 @@ def toy_tasks(toy_root: Path) -> TaskSet:
 @pytest.fixture(scope="session")
 def probe_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The toy task in probe form, with its expected outputs generated from the reference (once a session)."""
-    from lmrbench.tasks.fixtures import build_fixtures
+    from lmrbench.authoring.fixtures import build_fixtures
 
     root = tmp_path_factory.mktemp("probe-suite")
     write_task(root, form="probe")

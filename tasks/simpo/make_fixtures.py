@@ -2,8 +2,9 @@
 
 Run from the repository root with the reference applied (repository on PYTHONPATH):
     python make_fixtures.py OUT_DIR
-Writes OUT_DIR/simpo_loss_cases.pt: padded per-token log-probs with masks (padding holds garbage),
-options, the reference outputs and the gradients of sum(losses). Deterministic.
+Writes OUT_DIR/simpo_loss_cases.pt: padded per-token log-probs with masks (padding holds garbage) and
+options: inputs only (the reference's outputs and gradients are computed by the probe and stored outside the
+sandbox, in tests/expected/). Deterministic.
 """
 from __future__ import annotations
 
@@ -11,8 +12,6 @@ import sys
 from pathlib import Path
 
 import torch
-
-from simpo.objective import simpo_loss
 
 
 def make_side(g: torch.Generator, batch: int, width: int, dtype: torch.dtype, mask_kind: str, scale: float):
@@ -34,19 +33,10 @@ def make_side(g: torch.Generator, batch: int, width: int, dtype: torch.dtype, ma
 
 
 def run_case(chosen, chosen_mask, rejected, rejected_mask, beta, gamma):
-    c = chosen.clone().requires_grad_(True)
-    r = rejected.clone().requires_grad_(True)
-    losses, chosen_rewards, rejected_rewards = simpo_loss(c, chosen_mask, r, rejected_mask, beta=beta, gamma=gamma)
-    grad_c, grad_r = torch.autograd.grad(losses.sum(), (c, r))
     return {
         "chosen_token_logps": chosen, "chosen_mask": chosen_mask,
         "rejected_token_logps": rejected, "rejected_mask": rejected_mask,
         "beta": beta, "gamma": gamma,
-        "losses": losses.detach().clone(),
-        "chosen_rewards": chosen_rewards.detach().clone(),
-        "rejected_rewards": rejected_rewards.detach().clone(),
-        "grad_chosen": grad_c.detach().clone(),
-        "grad_rejected": grad_r.detach().clone(),
     }
 
 

@@ -1,6 +1,8 @@
 """Regenerate tests/fixtures for the sophia task from the reference SophiaG.
 
 Run as ``python make_fixtures.py OUT_DIR`` from a copy of ``sophia-gpt/`` with the golden file applied.
+Inputs only (initial parameters, gradients, options): the reference's parameters, state and losses are computed by
+the probe and stored outside the sandbox, in tests/expected/.
 """
 
 from __future__ import annotations
@@ -17,14 +19,13 @@ DT = torch.float64
 
 def trajectory(seed, shapes, groups, n_steps, k, batch_sizes, *, dtype=DT, g_scale=1.0, h_scale=2.0,
                skip=None, hess_skip=None):
-    """Interleave step() and, every k steps, update_hessian(); record the state after every call.
+    """Interleave step() and, every k steps, update_hessian(); record the gradients given to every call.
 
     skip / hess_skip: {step: set of param indices without a gradient at that step() / update_hessian()}.
     """
     gen = torch.Generator().manual_seed(seed)
     params = [torch.randn(s, generator=gen, dtype=DT).to(dtype).requires_grad_(True) for s in shapes]
     init = [p.detach().clone() for p in params]
-    opt = SophiaG([{"params": [params[i] for i in idx], **hp} for idx, hp in groups])
     events = []
 
     def set_grads(scale, missing):
@@ -39,37 +40,31 @@ def trajectory(seed, shapes, groups, n_steps, k, batch_sizes, *, dtype=DT, g_sca
         return grads
 
     def snapshot(kind, grads, batch_size=None):
-        events.append({
-            "kind": kind,
-            "batch_size": batch_size,
-            "grads": grads,
-            "params": [p.detach().clone() for p in params],
-            "exp_avg": [opt.state[p]["exp_avg"].clone() if p in opt.state else None for p in params],
-            "hessian": [opt.state[p]["hessian"].clone() if p in opt.state else None for p in params],
-        })
+        events.append({"kind": kind, "batch_size": batch_size, "grads": grads})
 
     n_hess = 0
     for t in range(n_steps):
         grads = set_grads(g_scale, (skip or {}).get(t, set()))
-        opt.step()
         snapshot("step", grads)
         if t % k == k - 1:
             grads = set_grads(h_scale, (hess_skip or {}).get(t, set()))
             bs = batch_sizes[n_hess % len(batch_sizes)]
             n_hess += 1
-            opt.update_hessian(bs)
             snapshot("hessian", grads, bs)
     return {"groups": [(list(idx), hp) for idx, hp in groups], "init": init, "events": events}
 
 
 def closure_run() -> dict:
-    """Least squares with a closure (and a Gauss-Newton-style Hessian from a second backward pass)."""
+    """Least squares with a closure (and a Gauss-Newton-style Hessian from a second backward pass).
+
+    Saves the data and the number of steps; runs the reference only to make sure the loss falls over the run
+    (the old hidden test asserted it of the stored reference losses)."""
     gen = torch.Generator().manual_seed(11)
     x = torch.randn(32, 4, generator=gen, dtype=DT)
     y = x @ torch.tensor([1.0, -2.0, 0.5, 3.0], dtype=DT) + 0.1 * torch.randn(32, generator=gen, dtype=DT)
     w = torch.zeros(4, dtype=DT, requires_grad=True)
     opt = SophiaG([w], lr=0.1, betas=(0.9, 0.95), rho=0.05, weight_decay=0.01)
-    losses, ws = [], []
+    losses = []
     for t in range(12):
         def closure():
             opt.zero_grad()
@@ -77,13 +72,14 @@ def closure_run() -> dict:
             loss.backward()
             return loss
         losses.append(opt.step(closure).detach().clone())
-        ws.append(w.detach().clone())
         if t % 2 == 1:
             opt.zero_grad()
             noise = torch.randn(32, generator=gen, dtype=DT)
             ((x @ w) * noise).mean().backward()  # gradient of a sampled-residual loss
             opt.update_hessian(32)
-    return {"x": x, "y": y, "losses": losses, "w": ws}
+    if not losses[-1] < losses[0]:
+        raise SystemExit("closure run: the reference's loss does not fall")
+    return {"x": x, "y": y, "steps": len(losses)}
 
 
 def main(out_dir: str) -> None:

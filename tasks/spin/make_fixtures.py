@@ -2,8 +2,8 @@
 
 Run from the repository root with the reference applied (repository on PYTHONPATH):
     python make_fixtures.py OUT_DIR
-Writes OUT_DIR/spin_loss_cases.pt (inputs, options, reference outputs, gradients of sum(losses)
-w.r.t. the model's log-probs). Deterministic.
+Writes OUT_DIR/spin_loss_cases.pt: inputs and options only (the reference's outputs and gradients are computed
+by the probe and stored outside the sandbox, in tests/expected/). Deterministic.
 """
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ import sys
 from pathlib import Path
 
 import torch
-
-from spin.loss import spin_loss
 
 
 def make_inputs(g, batch, spread, dtype, scale=40.0):
@@ -25,19 +23,7 @@ def make_inputs(g, batch, spread, dtype, scale=40.0):
 
 
 def run_case(inputs, lam, loss_type):
-    pr, pg, orl, og = (x.clone() for x in inputs)
-    pr.requires_grad_(True)
-    pg.requires_grad_(True)
-    losses, real_rewards, generated_rewards = spin_loss(pr, pg, orl, og, lam=lam, loss_type=loss_type)
-    grad_r, grad_g = torch.autograd.grad(losses.sum(), (pr, pg))
-    return {
-        "inputs": [x.detach().clone() for x in inputs], "lam": lam, "loss_type": loss_type,
-        "losses": losses.detach().clone(),
-        "real_rewards": real_rewards.detach().clone(),
-        "generated_rewards": generated_rewards.detach().clone(),
-        "grad_policy_real": grad_r.detach().clone(),
-        "grad_policy_generated": grad_g.detach().clone(),
-    }
+    return {"inputs": [x.detach().clone() for x in inputs], "lam": lam, "loss_type": loss_type}
 
 
 def build_cases() -> list[dict]:

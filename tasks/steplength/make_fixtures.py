@@ -1,6 +1,8 @@
 """Regenerate tests/fixtures for steplength/1 from the reference implementation.
 
 Run from a copy of the repository with the reference applied:  python make_fixtures.py OUT_DIR
+Inputs only (demonstrations, arguments): the reference's outputs are computed by the probe and stored outside the
+sandbox, in tests/expected/.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import sys
 from pathlib import Path
 
 from steplen.data import Demonstration, demonstrations, eval_problems
-from steplen.prompting import build_prompt, compress_rationale, expand_rationale
 from steplen.templates import STRATEGIES
 
 
@@ -35,8 +36,8 @@ def main(out_dir: str) -> None:
     pool = demonstrations(10, seed=3) + edge_demos()
     demos = [dataclasses.asdict(d) for d in pool]
 
-    expand = [{"demo": i, "n": n, "steps": expand_rationale(d, n)} for i, d in enumerate(pool) for n in range(6)]
-    compress = [{"demo": i, "n": n, "steps": compress_rationale(d, n)} for i, d in enumerate(pool) for n in range(1, 9)]
+    expand = [{"demo": i, "n": n} for i in range(len(pool)) for n in range(6)]
+    compress = [{"demo": i, "n": n} for i in range(len(pool)) for n in range(1, 9)]
 
     rng = random.Random(17)
     questions = [p.question for p in eval_problems(6, seed=5)] + ['A "quoted" question?']
@@ -46,9 +47,7 @@ def main(out_dir: str) -> None:
             for n in ([0] if strategy not in ("add_steps", "compress_steps") else
                       ([1, 2, 3, 4, 5] if strategy == "add_steps" else [1, 2, 3])):
                 chosen = rng.sample(range(len(pool)), rng.randint(1, 5))
-                prompt = build_prompt(question, [pool[i] for i in chosen], strategy, n_steps=n)
-                prompts.append({"question": question, "demos": chosen, "strategy": strategy, "n_steps": n,
-                                "prompt": prompt})
+                prompts.append({"question": question, "demos": chosen, "strategy": strategy, "n_steps": n})
 
     data = {"demos": demos, "expand": expand, "compress": compress, "prompts": prompts}
     (out / "steplength_cases.json").write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")

@@ -17,7 +17,6 @@ import pytest
 
 from lmrbench.checks import CheckSet, close
 from lmrbench.evaluate import probe_runner
-from lmrbench.evaluate.models import Grading, Prediction, Status
 from lmrbench.evaluate.probes import (
     CaseData,
     CaseSpec,
@@ -27,6 +26,7 @@ from lmrbench.evaluate.probes import (
     read_probe_output,
 )
 from lmrbench.evaluate.runner import EvalConfig, evaluate_one
+from lmrbench.records import Grading, Prediction, Status
 from lmrbench.solvers.builtin import reference_prediction
 
 RIGHT = "return [x + k * y for x, y in zip(a, b)]"
@@ -279,3 +279,25 @@ def test_exit_code_must_be_zero_even_when_every_case_is_right(probe_tasks, tmp_p
 def test_a_missing_third_party_module_is_an_environment_error(probe_tasks, tmp_path):
     ev = _eval(probe_tasks, tmp_path, "import no_such_package_xyz\n" + RIGHT)
     assert ev.status is Status.ERROR and "no_such_package_xyz" in ev.reason
+
+
+def test_check_patterns_take_brackets_literally():
+    from lmrbench.checks import matches
+
+    assert matches("matches_reference[3]", "matches_reference[*]")
+    assert matches("scales[zero]", "scales[*]") and not matches("scales", "scales[*]")
+    assert matches("hand_values", "hand_*") and not matches("hand_values", "hand")
+
+
+def test_outputs_of_another_kind_fail_the_case_instead_of_stopping_the_grader():
+    want = _one({"v": np.array([1.0, 2.0])})
+    for got in ({"v": None}, {"v": "text"}, {"v": [1.0, 2.0]}, {"v": {"a": 1}}):
+        why = compare_case(_one(got), want)
+        assert why and "v" in why, got
+
+
+def test_a_zero_dimensional_tensor_keeps_its_shape():
+    torch = pytest.importorskip("torch")
+    c = _one({"scalar": torch.tensor(2.5), "vector": torch.tensor([2.5])})
+    assert c.outputs["scalar"].shape == () and c.outputs["vector"].shape == (1,)
+    assert "shape" in compare_case(_one({"v": torch.tensor([2.5])}), _one({"v": torch.tensor(2.5)}))

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from lmrbench.evaluate.batch import evaluate_predictions
-from lmrbench.evaluate.models import Prediction, Status
 from lmrbench.evaluate.regrade import regrade_run
+from lmrbench.records import Prediction, Status
 from lmrbench.solvers.builtin import reference_prediction, stub_prediction
 
 
@@ -42,3 +42,15 @@ def test_regrade_follows_a_changed_check_without_running_anything(probe_tasks, t
     (row,) = regrade_run(run, probe_tasks)
     assert not row.same and row.before.status is Status.PASSED and row.after.status is Status.FAILED
     assert "hand_checked" in row.after.reason
+
+
+def test_a_moved_run_folder_still_regrades_and_records_relative_paths(probe_tasks, tmp_path):
+    run = tmp_path / "run"
+    evs = evaluate_predictions(_preds(probe_tasks)[:2], probe_tasks, run / "evaluations.jsonl", run / "work",
+                               run / "logs")
+    assert all(not e.log_path.startswith("/") and e.log_path.startswith("logs/") for e in evs)
+    moved = tmp_path / "elsewhere" / "run"
+    moved.parent.mkdir()
+    run.rename(moved)
+    rows = regrade_run(moved, probe_tasks)
+    assert len(rows) == 2 and all(r.same for r in rows)

@@ -8,9 +8,10 @@ from pydantic import BaseModel, Field, ValidationError
 
 from lmrbench.evaluate.batch import latest_evaluations
 from lmrbench.evaluate.grading import grade_probe_data
-from lmrbench.evaluate.models import Evaluation, Grading, Status
 from lmrbench.evaluate.probes import read_capped, read_probe_output
-from lmrbench.evaluate.runner import RunFacts
+from lmrbench.evaluate.runner import RunFacts, with_notes
+from lmrbench.records import Evaluation, Grading, Status
+from lmrbench.rundir import RunDir
 from lmrbench.tasks.loader import TaskSet
 
 
@@ -34,26 +35,25 @@ def regrade_one(ev: Evaluation, tasks: TaskSet, run_dir: Path) -> Evaluation:
     """The evaluation with its verdict recomputed from its kept probe data (unchanged if it has none)."""
     if ev.grading is not Grading.PROBE or not ev.outputs_path or ev.status is Status.INVALID:
         return ev
-    outputs = Path(ev.outputs_path)
-    if not outputs.is_absolute():
-        outputs = run_dir / outputs
+    outputs = RunDir(run_dir).resolve(ev.outputs_path)
     facts = _facts(outputs)
     if facts is None:
         return ev.model_copy(update={"status": Status.ERROR, "reason": f"regrade: no run facts beside {outputs}"})
     task, impl = tasks.resolve(ev.instance_id)
     g = grade_probe_data(task, impl.unit_test_file, read_probe_output(outputs), facts.exit_code, facts.timed_out,
                          set(facts.workspace_modules))
-    reason = g.reason
-    if ev.reason.endswith("protected file(s)"):  # the tamper note is a fact of preparation, not of grading
-        reason = (reason + "; " + ev.reason.rsplit("; ", 1)[-1]).lstrip("; ")
+    reason = with_notes(g.reason, facts.limits_hit, facts.tampered)
     return ev.model_copy(update={"status": g.status, "tests_passed": g.passed, "tests_total": g.total,
                                  "tests_duration_s": g.tests_duration_s, "reason": reason, "failures": g.failures})
 
 
 def regrade_run(run_dir: Path, tasks: TaskSet) -> list[Regraded]:
-    """Every latest evaluation of a run, re-graded."""
+    """Every latest evaluation of a run (of the implementations in `tasks`), re-graded."""
     out = []
-    for ev in latest_evaluations(run_dir / "evaluations.jsonl"):
+    selected = {i.instance_id for i in tasks.instances()}
+    for ev in latest_evaluations(RunDir(run_dir).evaluations):
+        if ev.instance_id not in selected:
+            continue
         after = regrade_one(ev, tasks, run_dir)
         same = after.model_dump(include={"status", "tests_passed", "tests_total", "reason", "failures"}) == \
             ev.model_dump(include={"status", "tests_passed", "tests_total", "reason", "failures"})

@@ -8,19 +8,22 @@ network namespace of its own, and talks to it over stdin/stdout, one JSON object
                           "policy": {"binds": [[SRC, MODE], ...], "tmpfs": [[DIR, MB], ...], "devices": [...],
                                      "uid": U, "gid": G, "rlimits": {NAME: N}, "cgroups": [DIR, ...],
                                      "root_mb": MB}}
+    template -> harness  {"id": N, "pid": P}    (the child is started)
     template -> harness  {"id": N, "exit_code": C, "timed_out": B, "duration_s": S, "error": "..."}
 
 A child: fork -> unshare(mount, pid, network, IPC, UTS namespaces) -> fork the namespace's init (killed when
 its parent dies) -> join the job's cgroups -> build a new root on a size-capped tmpfs holding only the policy's
 binds (system and Python read-only, the workspace and output folders writable) -> pivot_root, detach the
 old root -> mount /proc -> rlimits -> drop every group, the gid and the uid to the job's unprivileged ids
-(which also drops all capabilities) -> no_new_privs -> scrubbed environment -> run the command line
-(`python -P SCRIPT ARGS`) in-process with `runpy`. The template process itself is never touched: each job runs
-in a copy-on-write copy of it, and the harness replaces the template after a number of forks.
+-> a user namespace of its own whose limit forbids nested ones -> no capabilities -> no_new_privs -> scrubbed
+environment -> run the command line (`python -P SCRIPT ARGS`) in-process with `runpy`. The template process
+itself is never touched: each job runs in a copy-on-write copy of it, and the harness replaces the template
+after a number of forks.
 
 Usage: python -P template_server.py PRELOAD[,PRELOAD...]
 """
 
+import atexit
 import ctypes
 import importlib
 import json
@@ -30,16 +33,18 @@ import runpy
 import select
 import signal
 import sys
+import threading
 import time
 import traceback
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
-CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
+CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWUSER = 0x20000000, 0x40000000, 0x10000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 MNT_DETACH = 2
 SYS_PIVOT_ROOT = 155  # x86_64
-PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
+SYS_CAPSET, CAP_VERSION_3 = 126, 0x20080522
 SETUP_FAILED = 125  # the child could not isolate itself: the harness falls back to a cold sandbox
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -73,12 +78,12 @@ def _bind(src, dst, writable):
 def _new_root(policy):
     """A fresh root holding only what the policy lists; the old root is detached."""
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    root = "/tmp/.lmrbench-root-%d" % os.getpid()
+    root = f"/tmp/.lmrbench-root-{os.getpid()}"
     os.makedirs(root, exist_ok=True)
-    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=%dm,mode=755" % policy.get("root_mb", 16))
+    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, f"size={policy.get('root_mb', 16)}m,mode=755")
     for path, mb in policy.get("tmpfs", []):
         os.makedirs(root + path, exist_ok=True)
-        _mount("tmpfs", root + path, "tmpfs", MS_NOSUID | MS_NODEV, "size=%dm,mode=1777" % mb)
+        _mount("tmpfs", root + path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={mb}m,mode=1777")
     for src, mode in policy.get("binds", []):  # in order: a later bind may sit inside an earlier tmpfs
         if os.path.exists(src):
             _bind(src, root + src, mode == "rw")
@@ -102,14 +107,37 @@ def _limits(policy):
         resource.setrlimit(getattr(resource, name), (value, value))
 
 
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _write(path, text):
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
 def _drop(policy):
+    """Root -> the job's uid; then a user namespace of its own that may not create another; no capabilities."""
     gid, uid = policy["gid"], policy["uid"]
     os.setgroups([])
     os.setresgid(gid, gid, gid)
     os.setresuid(uid, uid, uid)  # from root to a non-zero uid: the permitted and effective capabilities go too
-    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
     if os.getuid() == 0 or os.geteuid() == 0:
         raise OSError("still root after dropping privileges")
+    _check(_libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")  # /proc/self/*_map belong to us again
+    _check(_libc.unshare(CLONE_NEWUSER), "unshare user namespace")
+    _write("/proc/self/setgroups", "deny")
+    _write("/proc/self/uid_map", f"{uid} {uid} 1")
+    _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    _write("/proc/sys/user/max_user_namespaces", "0")  # no nested user namespaces from here on
+    caps = (_CapData * 2)()
+    _check(_libc.syscall(SYS_CAPSET, ctypes.byref(_CapHeader(CAP_VERSION_3, 0)), caps), "drop capabilities")
+    _check(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "not dumpable")
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
 def _isolate(job):
@@ -127,6 +155,7 @@ def _isolate(job):
     _new_root(policy)
     _limits(policy)
     _drop(policy)
+    _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")  # cleared by the uid change
 
 
 def _run(job):
@@ -136,13 +165,24 @@ def _run(job):
     argv = job["argv"]
     script = argv[argv.index("-P") + 1]
     sys.argv = argv[argv.index(script):]
-    sys.path[:] = [p for p in sys.path if p and os.path.isdir(p)]
+    extra = [p for p in job["env"].get("PYTHONPATH", "").split(os.pathsep) if p]
+    sys.path[:] = extra + [p for p in sys.path if p and os.path.isdir(p)]  # as a new interpreter would have it
     try:
         runpy.run_path(script, run_name="__main__")
+        code = 0
     except SystemExit as exc:
-        code = exc.code
-        return code if isinstance(code, int) else (0 if code is None else 1)
-    return 0
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # as an interpreter does: print it, then exit 1 after the usual shutdown
+        traceback.print_exc()
+        code = 1
+    _shutdown()
+    return code
+
+
+def _shutdown():
+    """What a normal interpreter exit does before the process ends: join threads, run atexit callbacks."""
+    threading._shutdown()
+    atexit._run_exitfuncs()
 
 
 def _child(job):
@@ -217,6 +257,7 @@ def _start(job, running):
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         _child(job)
     running[pid] = (job["id"], start, start + float(job["timeout"]))
+    _reply(job["id"], pid=pid)
 
 
 def main():

@@ -21,7 +21,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from lmrbench.evaluate.models import Evaluation, Prediction, Status
 from lmrbench.evaluate.probes import read_capped
 from lmrbench.evaluate.runner import (
     EvalConfig,
@@ -35,6 +34,7 @@ from lmrbench.evaluate.runner import (
     task_hash,
     workspace_name,
 )
+from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.sandbox import LocalSandbox, Sandbox
 from lmrbench.sandbox.base import Isolation
 from lmrbench.tasks.schema import Implementation, Layout, Task

@@ -17,6 +17,7 @@ SYSTEM_PATHS = (
 )
 
 LimitHit = Literal["memory", "workspace", "processes"]
+IsolationLevel = Literal["best", "full"]
 
 
 class SandboxConfig(BaseModel):
@@ -28,7 +29,7 @@ class SandboxConfig(BaseModel):
         description="'bwrap': an allow-list view (system paths, the Python in use, the workspace, nothing else); "
         "'auto' uses it when bubblewrap works here; 'none' relies on the unprivileged user only.",
     )
-    isolation: Literal["best", "full"] = Field(
+    isolation: IsolationLevel = Field(
         default="best",
         description="'best' runs with whatever this machine allows and records it; 'full' refuses to run (raises "
         "IsolationError) unless every property below is at its strongest.",
@@ -69,7 +70,10 @@ class Isolation(BaseModel):
     """What isolation a command actually ran with; recorded with every result. None: not recorded (older)."""
 
     network: Literal["namespace", "none"]
-    filesystem: Literal["bwrap", "none"] = Field(description="'bwrap': the allow-list view.")
+    filesystem: Literal["bwrap", "template", "none"] = Field(
+        description="'bwrap': the allow-list view made by bubblewrap; 'template': the same view made by a pre-warmed "
+        "template's child in its own namespaces."
+    )
     processes: Literal["cgroup", "uid-rlimit", "rlimit", "none"] = Field(
         description="'cgroup': pids cgroup; 'uid-rlimit': RLIMIT_NPROC on a uid of its own; 'rlimit': RLIMIT_NPROC "
         "on a uid shared with other processes."
@@ -99,6 +103,9 @@ class ExecResult(BaseModel):
     log_path: Path = Field(description="Combined stdout and stderr.")
     isolation: Isolation
     limits_hit: list[LimitHit] = Field(default_factory=list, description="Sandbox limits the command ran into.")
+    path: Literal["cold", "template"] = Field(
+        default="cold", description="'cold': a new process in a new sandbox; 'template': a pre-warmed template's child."
+    )
 
 
 class Sandbox(Protocol):

@@ -10,13 +10,14 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import signal
 import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from lmrbench.sandbox.uids import kill_until_gone
 
 ROOT = Path("/sys/fs/cgroup")
 Controller = Literal["memory", "pids"]
@@ -117,18 +118,15 @@ def _write_limit(group: Path, ctrl: Controller, value: int) -> None:
                     (group / swap).write_text(str(val))
 
 
+def _members(group: Path) -> list[int]:
+    try:
+        return [int(p) for p in (group / "cgroup.procs").read_text().split()]
+    except OSError:
+        return []
+
+
 def _empty_and_remove(group: Path) -> None:
-    for _ in range(100):
-        try:
-            pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
-        except OSError:
-            return
-        if not pids:
-            break
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.05)
+    kill_until_gone(lambda: _members(group), 0.05)
     for _ in range(20):
         try:
             group.rmdir()

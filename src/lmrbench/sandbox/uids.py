@@ -12,7 +12,7 @@ import fcntl
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 
@@ -31,16 +31,21 @@ def processes_of(uid: int) -> list[int]:
     return out
 
 
-def kill_uid(uid: int) -> None:
-    """SIGKILL every process of `uid` until none is left (they may be forking)."""
-    for _ in range(100):
-        pids = processes_of(uid)
+def kill_until_gone(listed: Callable[[], list[int]], pause_s: float, tries: int = 100) -> None:
+    """SIGKILL every pid `listed` returns, again and again, until it returns none (they may be forking)."""
+    for _ in range(tries):
+        pids = listed()
         if not pids:
             return
         for pid in pids:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
-        time.sleep(0.02)
+        time.sleep(pause_s)
+
+
+def kill_uid(uid: int) -> None:
+    """SIGKILL every process of `uid` until none is left."""
+    kill_until_gone(lambda: processes_of(uid), 0.02)
 
 
 def _lock_dir(path: Path) -> Path:
