@@ -2,7 +2,8 @@
 
 Run as ``python make_fixtures.py OUT_DIR`` with the current directory set to a copy
 of the repository with the golden files applied (and on PYTHONPATH). Everything is
-seeded; running it twice writes identical files.
+seeded; running it twice writes identical files. Inputs and options only: the probes compute
+the outputs, and the reference's are stored outside the sandbox, in tests/expected/.
 
 Writes one fixture file per implementation:
     classify.json     knowprob/1  classify_by_relation_group
@@ -20,14 +21,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import torch
-
-from knowprob.counter import build_counter_knowledge
-from knowprob.groups import relation_group_overlap
-from knowprob.overlap import drop_subject_object_overlap, jaro_winkler_similarity
-from knowprob.probing import classify_by_relation_group
-from knowprob.prompt_checks import parametric_object_absent
 
 SYLLABLES = ["va", "lor", "kes", "tin", "mar", "do", "ri", "sel", "ba", "nu", "os", "pel"]
 
@@ -88,7 +82,6 @@ def classify_cases() -> list[dict]:
         l2 = float([1e-3, 1e-2, 1e-1, 1.0][c % 4])
         max_iter = 2 if c % 9 == 5 else 100
         tol = 1e-10
-        res = classify_by_relation_group(x.numpy(), labels, groups, l2=l2, max_iter=max_iter, tol=tol)
         cases.append({
             "features": x.tolist(),
             "labels": labels,
@@ -96,12 +89,6 @@ def classify_cases() -> list[dict]:
             "l2": l2,
             "max_iter": max_iter,
             "tol": tol,
-            "expected_groups": list(res.keys()),
-            "expected_accuracy": [r["accuracy"] for r in res.values()],
-            "expected_n_train": [r["n_train"] for r in res.values()],
-            "expected_n_test": [r["n_test"] for r in res.values()],
-            "expected_test_proba": [np.asarray(r["test_proba"], dtype=np.float64).tolist()
-                                    for r in res.values()],
         })
     return cases
 
@@ -153,8 +140,7 @@ def jw_pairs() -> list[dict]:
         if i % 7 == 6:
             pw = rng.choice([0.05, 0.2, 0.25])
             mp = rng.choice([0, 2, 6])
-        pairs.append({"a": a, "b": b, "prefix_weight": pw, "max_prefix": mp,
-                      "expected": jaro_winkler_similarity(a, b, prefix_weight=pw, max_prefix=mp)})
+        pairs.append({"a": a, "b": b, "prefix_weight": pw, "max_prefix": mp})
     return pairs
 
 
@@ -182,21 +168,13 @@ def overlap_tables() -> list[dict]:
                          "relation": rng.choice(["P17", "P176", "P37"]), "row_id": i})
         index = rng.sample(range(100, 200), len(rows))
         threshold = rng.choice([0.8, 0.85, 0.9, 0.9, 0.95])
-        df = pd.DataFrame(rows, index=index)
-        out = drop_subject_object_overlap(df, threshold)
-        cases.append({"rows": rows, "index": index, "threshold": threshold,
-                      "expected_index": [int(i) for i in out.index],
-                      "expected_scores": [float(v) for v in out["subject_object_similarity"]]})
+        cases.append({"rows": rows, "index": index, "threshold": threshold})
     # custom column names
     rows = [{"s": "Valor Motors", "o": "valor", "row_id": 0}, {"s": "Kestin", "o": "Valor", "row_id": 1},
             {"s": "Marta Selnu", "o": "Marat", "row_id": 2}, {"s": "Dosel", "o": "Dosell", "row_id": 3},
             {"s": "Lorkes Tin", "o": "Lorks", "row_id": 4}, {"s": "Banumar", "o": "Numar", "row_id": 5},
             {"s": "Nuselva", "o": "Selvanu", "row_id": 6}]
-    df = pd.DataFrame(rows, index=[5, 3, 9, 1, 0, 7, 2])
-    out = drop_subject_object_overlap(df, 0.85, subject_col="s", object_col="o")
-    custom = {"rows": rows, "index": [5, 3, 9, 1, 0, 7, 2], "threshold": 0.85,
-              "expected_index": [int(i) for i in out.index],
-              "expected_scores": [float(v) for v in out["subject_object_similarity"]]}
+    custom = {"rows": rows, "index": [5, 3, 9, 1, 0, 7, 2], "threshold": 0.85}
     return cases, custom
 
 
@@ -224,12 +202,7 @@ def counter_cases() -> list[dict]:
                          "relation": r, "parametric_object": obj, "row_id": i})
         index = rng.sample(range(1000), len(rows))
         seed = rng.randrange(10_000)
-        df = pd.DataFrame(rows, index=index)
-        out = build_counter_knowledge(df, seed=seed, templates=templates)
-        cases.append({"rows": rows, "index": index, "seed": seed, "templates": templates,
-                      "expected_index": [int(i) for i in out.index],
-                      "expected_counter_object": list(out["counter_object"]),
-                      "expected_counter_prompt": list(out["counter_prompt"])})
+        cases.append({"rows": rows, "index": index, "seed": seed, "templates": templates})
     return cases
 
 
@@ -242,11 +215,7 @@ def counter_default_templates_case() -> dict:
         {"subject": "Numar", "relation": "P37", "parametric_object": "Selva"},
         {"subject": "Osri", "relation": "P176", "parametric_object": "Banu"},
     ]
-    df = pd.DataFrame(rows)
-    out = build_counter_knowledge(df, seed=11)
-    return {"rows": rows, "seed": 11, "expected_index": [int(i) for i in out.index],
-            "expected_counter_object": list(out["counter_object"]),
-            "expected_counter_prompt": list(out["counter_prompt"])}
+    return {"rows": rows, "seed": 11}
 
 
 # ----------------------------------------------------------------------------- 4: in prompt
@@ -282,8 +251,7 @@ def in_prompt_cases() -> list[dict]:
             obj = rng.choice(["STRASSE", "straße", "Sao Paulo", "são paulo", "SÃO-PAULO", "Francais"])
         else:
             obj = " ".join(rng.choice(vocab) for _ in range(rng.randint(1, 2)))
-        cases.append({"prompt": prompt, "object": obj,
-                      "expected": bool(parametric_object_absent(prompt, obj))})
+        cases.append({"prompt": prompt, "object": obj})
     return cases
 
 
@@ -311,10 +279,7 @@ def groups_cases() -> list[dict]:
                 subj = ""
             rows.append({"relation_group": rng.choice(group_names), "subject": subj,
                          "parametric_object": obj, "object": rng.choice(pool), "row_id": i})
-        df = pd.DataFrame(rows)
-        out = relation_group_overlap(df)
-        cases.append({"rows": rows, "expected": out.to_dict(orient="records"),
-                      "expected_columns": list(out.columns)})
+        cases.append({"rows": rows})
     return cases
 
 

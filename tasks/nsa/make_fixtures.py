@@ -1,6 +1,9 @@
 """Regenerate tests/fixtures from the reference nsa_attention.
 
 Run as ``python make_fixtures.py OUT_DIR`` from a copy of the repository with the reference applied.
+Inputs only (inputs, options, cotangent): the reference is run here only to refuse a configuration whose
+selection hinges on a near-tie; its outputs are computed by the probe and stored outside the sandbox, in
+tests/expected/.
 """
 
 import sys
@@ -10,8 +13,6 @@ import torch
 
 from nsa.attention import nsa_attention
 from nsa.compression import num_compressed_blocks
-
-NAMES = ["q", "k_cmp", "v_cmp", "k_slc", "v_slc", "k_win", "v_win", "gates"]
 
 # T, H, G, dk, dv, l, d, l', n, w, init, local, scale, q multiplier
 CONFIGS = [
@@ -61,8 +62,8 @@ def make_case(i: int, cfg: tuple) -> dict:
         "num_local_blocks": n_local,
         "scale": scale,
     }
-    leaf = {k: v.clone().requires_grad_(True) for k, v in inputs.items()}
-    out, selection = nsa_attention(**leaf, **kwargs, return_selection=True)
+    with torch.no_grad():
+        out, selection = nsa_attention(**inputs, **kwargs, return_selection=True)
     # the selection must not hinge on a near-tie: tiny perturbations of the inputs keep it
     with torch.no_grad():
         for sign in (1.0, -1.0):
@@ -73,15 +74,7 @@ def make_case(i: int, cfg: tuple) -> dict:
             _, again = nsa_attention(**nudged, **kwargs, return_selection=True)
             assert torch.equal(again, selection), f"case {i}: selection is fragile"
     cotangent = randn(*out.shape)
-    grads = torch.autograd.grad((out * cotangent).sum(), [leaf[k] for k in NAMES], allow_unused=True)
-    return {
-        "inputs": inputs,
-        "kwargs": kwargs,
-        "output": out.detach().clone(),
-        "selection": selection.clone(),
-        "cotangent": cotangent,
-        "grads": {k: (torch.zeros_like(inputs[k]) if gr is None else gr.clone()) for k, gr in zip(NAMES, grads)},
-    }
+    return {"inputs": inputs, "kwargs": kwargs, "cotangent": cotangent}
 
 
 def main(out_dir: str) -> None:
