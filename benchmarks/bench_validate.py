@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import time
 
+from lmrbench.authoring.validate import ValidateConfig, validate
 from lmrbench.tasks.loader import load_tasks
-from lmrbench.validate import ValidateConfig, validate
 
 
 def main() -> None:

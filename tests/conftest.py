@@ -43,6 +43,30 @@ def test_negative_scale():
     assert add_scaled([0, 0, 1], [1, 2, 3], -1) == [-1, -2, -2]
 '''
 
+PROBE = '''from calc.ops import add_scaled
+from lmrbench_probe import case
+
+
+@case
+def hand_checked():
+    return {"out": add_scaled([1, 2], [3, 4], 2)}
+
+
+@case(params=[0, -1, 0.5], ids=["zero", "negative", "half"])
+def scales(k):
+    return {"out": add_scaled([1.5, -2.0, 0.0], [9.0, 9.0, 1.0], k)}
+'''
+
+CHECK = '''from lmrbench.checks import check, equal
+
+
+@check("hand_checked")
+def hand(out, ref):
+    # 1 + 2*3 = 7 and 2 + 2*4 = 10
+    equal(out["out.0"], 7)
+    equal(out["out.1"], 10)
+'''
+
 WRONG = {
     "flipped_sign.py": "# wrong: subtracts\ndef add_scaled(a, b, k):\n    return [x - k * y for x, y in zip(a, b)]\n",
     "scale_a.py": "# wrong: scales a\ndef add_scaled(a, b, k):\n    return [k * x + y for x, y in zip(a, b)]\n",
@@ -50,8 +74,9 @@ WRONG = {
 }
 
 
-def write_task(root: Path, task_id: str = "toy", timeout_s: int = 20) -> Path:
-    """Write a complete, valid toy task folder and return it."""
+def write_task(root: Path, task_id: str = "toy", timeout_s: int = 20, form: str = "pytest") -> Path:
+    """Write a complete, valid toy task folder and return it (hidden tests as pytest, or as probe + check, whose
+    expected outputs the caller generates with `build_fixtures`)."""
     task = root / task_id
     (task / "toy-repo" / "calc").mkdir(parents=True)
     (task / "golden_files").mkdir()
@@ -62,7 +87,11 @@ def write_task(root: Path, task_id: str = "toy", timeout_s: int = 20) -> Path:
     (task / "toy-repo" / "calc" / "ops.py").write_text(mask(GOLDEN, "add_scaled"))
     (task / "toy-repo" / "calc" / "data.txt").write_text("pristine fixture\n")
     (task / "toy-repo" / "main.py").write_text("from calc.ops import add_scaled\nprint(add_scaled([1], [2], 3))\n")
-    (task / "tests" / "test_ops.py").write_text(TEST)
+    if form == "probe":
+        (task / "tests" / "probe_ops.py").write_text(PROBE)
+        (task / "tests" / "check_ops.py").write_text(CHECK)
+    else:
+        (task / "tests" / "test_ops.py").write_text(TEST)
     for name, text in WRONG.items():
         (task / "wrong" / "1" / name).write_text(text)
     (task / "paper.md").write_text("# Toy\n\nThe method adds k times b to a.\n")
@@ -74,7 +103,8 @@ def write_task(root: Path, task_id: str = "toy", timeout_s: int = 20) -> Path:
             "index": 1, "instruction": "Implement add_scaled in calc/ops.py.",
             "category": "Training Objectives & Optimization Techniques", "goal_file": "calc/ops.py",
             "goal_function": "add_scaled", "golden_file": "golden_files/ops_golden.py",
-            "retrieval_context": ["main.py"], "unit_test_file": "tests/test_ops.py",
+            "retrieval_context": ["main.py"],
+            "unit_test_file": "tests/probe_ops.py" if form == "probe" else "tests/test_ops.py",
         }],
     }
     (task / "info.json").write_text(json.dumps(info, indent=2))
@@ -92,3 +122,25 @@ def toy_root(tmp_path: Path) -> Path:
 @pytest.fixture
 def toy_tasks(toy_root: Path) -> TaskSet:
     return load_tasks(toy_root, strict=True)
+
+
+@pytest.fixture(scope="session")
+def probe_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The toy task in probe form, with its expected outputs generated from the reference (once a session)."""
+    from lmrbench.authoring.fixtures import build_fixtures
+
+    root = tmp_path_factory.mktemp("probe-suite")
+    write_task(root, form="probe")
+    result = build_fixtures(load_tasks(root, strict=True).task("toy"), check=False)
+    assert result.ok, result.detail
+    return root
+
+
+@pytest.fixture
+def probe_tasks(probe_suite: Path, tmp_path: Path) -> TaskSet:
+    """A private copy of the probe-form toy task (tests may not change the session's copy)."""
+    import shutil
+
+    root = tmp_path / "probe-suite"
+    shutil.copytree(probe_suite, root)
+    return load_tasks(root, strict=True)

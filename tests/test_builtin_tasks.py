@@ -8,12 +8,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from lmrbench.evaluate.models import Status
+from lmrbench.authoring.fixtures import FixtureResult, build_fixtures
+from lmrbench.authoring.lint import lint
+from lmrbench.authoring.validate import ImplementationValidation, ValidateConfig, validate
+from lmrbench.records import Status
 from lmrbench.tasks.categories import Category
-from lmrbench.tasks.fixtures import FixtureResult, build_fixtures
-from lmrbench.tasks.lint import lint
 from lmrbench.tasks.loader import load_tasks
-from lmrbench.validate import ImplementationValidation, ValidateConfig, validate
 
 SUITE = load_tasks(strict=True)
 IDS = [i.instance_id for i in SUITE.instances()]

@@ -10,6 +10,7 @@ from pathlib import Path
 from lmrbench.tasks.loader import load_tasks
 
 N = len(load_tasks().instances())
+FEW = ("dpo", "knowprob/4", "timemixer/2")  # a torch task, a no-torch task, one of a two-implementation task
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -17,22 +18,27 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           timeout=1200)
 
 
-def test_run_reference_end_to_end_then_resume(tmp_path):
+def test_run_reference_end_to_end_then_resume_and_regrade(tmp_path):
+    # (every built-in reference is proven by tests/test_builtin_tasks.py; this is the CLI path on a few)
     run = tmp_path / "run"  # given relative to the working directory, as `make demo` does (runs/reference)
-    res = cli("run", "--model", "reference", "--run-dir", "run", "--workers", "2", cwd=tmp_path)
+    select = [arg for t in FEW for arg in ("-t", t)]
+    res = cli("run", "--model", "reference", "--run-dir", "run", "--workers", "2", *select, cwd=tmp_path)
     assert res.returncode == 0, res.stderr[-3000:]
-    assert f"reference: {N}/{N} passed (100.0%" in res.stdout
+    n = len(FEW)
+    assert f"reference: {n}/{n} passed (100.0%" in res.stdout
     evals = [json.loads(line) for line in (run / "evaluations.jsonl").read_text().splitlines()]
-    assert len(evals) == N and all(e["status"] == "passed" for e in evals)
+    assert len(evals) == n and all(e["status"] == "passed" and e["grading"] == "probe" for e in evals)
     assert (run / "report.md").is_file()
     # resuming does nothing new and reports the same
-    again = cli("run", "--model", "reference", "--run-dir", str(run), cwd=tmp_path)
-    assert again.returncode == 0 and f"{N}/{N} passed" in again.stdout
-    assert len((run / "evaluations.jsonl").read_text().splitlines()) == N
+    again = cli("run", "--model", "reference", "--run-dir", str(run), *select, cwd=tmp_path)
+    assert again.returncode == 0 and f"{n}/{n} passed" in again.stdout
+    assert len((run / "evaluations.jsonl").read_text().splitlines()) == n
     report = json.loads(cli("report", str(run), "--json", cwd=tmp_path).stdout)
     score = report["scores"][0]
     assert score["model"] == "reference" and score["pass_rate"]["value"] == 1.0
-    assert score["implementations"] == N
+    assert score["implementations"] == n
+    regraded = cli("evaluate", "--regrade", str(run), "--json", cwd=tmp_path)
+    assert regraded.returncode == 0 and json.loads(regraded.stdout) == {"evaluations": n, "same": n, "changed": []}
 
 
 def test_stub_fails_and_json_listing(tmp_path):
@@ -54,7 +60,8 @@ def test_every_command_has_working_help():
     from lmrbench.cli import app
 
     runner = CliRunner()
-    for cmd in (["tasks", "list"], ["tasks", "show"], ["tasks", "lint"], ["tasks", "fixtures"], ["validate"],
+    for cmd in (["tasks", "list"], ["tasks", "show"], ["tasks", "lint"], ["tasks", "fixtures"], ["tasks", "prompt"],
+                ["validate"],
                 ["generate"], ["evaluate"], ["judge"], ["report"], ["run"], ["papers", "fetch"],
                 ["workspace", "export"], ["predictions", "from-dirs"]):
         res = runner.invoke(app, [*cmd, "--help"])

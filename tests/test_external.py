@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
-from lmrbench.evaluate.models import Status
+from lmrbench.records import Status
 from lmrbench.tasks.loader import load_tasks
 
 
@@ -42,3 +42,66 @@ def test_round_trip_through_the_cli(tmp_path):
     status = {e.instance_id: e.status for e in latest_evaluations(tmp_path / "e.jsonl")}
     assert status["dpo/1"] is Status.PASSED
     assert all(status[d.name.replace("__", "/")] is Status.FAILED for d in simpo_dirs)
+
+
+def _export_toy(toy_tasks, tmp_path):
+    from lmrbench.external import export_workspaces
+
+    [ws] = export_workspaces(toy_tasks, tmp_path / "ws", ["toy/1"])
+    return ws
+
+
+GOLDEN_BODY = "    return [x + k * y for x, y in zip(a, b)]\n"
+
+
+def test_from_dirs_never_follows_symlinks(toy_tasks, tmp_path):
+    from lmrbench.external import prediction_from_dir, predictions_from_dirs
+
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("SECRET-KEY-MATERIAL\n")
+    ws = _export_toy(toy_tasks, tmp_path)
+    (ws / "calc" / "ops.py").write_text((ws / "calc" / "ops.py").read_text().replace(
+        "    # TODO: implement (see the method description).\n    raise NotImplementedError\n", GOLDEN_BODY))
+    (ws / "key.txt").symlink_to(home / ".ssh" / "id_rsa")  # a new file that is a link
+    (ws / "calc" / "data.txt").unlink()
+    (ws / "calc" / "data.txt").symlink_to(home / ".ssh" / "id_rsa")  # a repository file replaced by a link
+    (ws / "dotfiles").symlink_to(home / ".ssh", target_is_directory=True)  # a linked folder
+    (tmp_path / "ws" / "alias__1").symlink_to(ws, target_is_directory=True)  # a linked workspace
+    pred = prediction_from_dir(toy_tasks, ws, "outside")
+    assert "SECRET" not in pred.model_dump_json()
+    assert pred.meta.skipped_symlinks == ["calc/data.txt", "dotfiles", "key.txt"]
+    assert pred.functions is not None and list(pred.functions) == ["calc/ops.py"]  # only the goal file changed
+    (ws / "notes.md").write_text("agent notes\n")  # now a diff: it must not carry the links either
+    pred = prediction_from_dir(toy_tasks, ws, "outside")
+    assert pred.diff is not None and "notes.md" in pred.diff and "SECRET" not in pred.diff
+    assert [p.instance_id for p in predictions_from_dirs(toy_tasks, tmp_path / "ws", "outside")] == ["toy/1"]
+
+
+def test_from_dirs_keeps_added_imports_and_helpers_or_falls_back_to_a_diff(toy_tasks, tmp_path):
+    from lmrbench.evaluate.apply import apply_prediction, make_workspace
+    from lmrbench.external import prediction_from_dir
+
+    task = toy_tasks.task("toy")
+    ws = _export_toy(toy_tasks, tmp_path)
+    goal = ws / "calc" / "ops.py"
+    stub = "    # TODO: implement (see the method description).\n    raise NotImplementedError\n"
+    helper = "def _scaled(k, y):\n    return operator.mul(k, y)\n\n\n"
+    text = goal.read_text().replace("import math  # used by norm\n", "import math  # used by norm\nimport operator\n")
+    text = text.replace("def add_scaled", helper + "def add_scaled").replace(
+        stub, "    return [x + _scaled(k, y) for x, y in zip(a, b)]\n")
+    for final, form in ((text, "functions"), (text.replace("import operator\n", "") + "import operator\n", "diff"),
+                        (text.replace("def norm(v):\n    return math.sqrt(sum(x * x for x in v))\n", ""), "diff")):
+        goal.write_text(final)  # the last two: an import at the end, a deleted function: only a diff is exact
+        (ws / ".git").mkdir(exist_ok=True)
+        (ws / ".git" / "HEAD").write_text("ref: refs/heads/main\n")  # an agent's own repository is not a change
+        pred = prediction_from_dir(toy_tasks, ws, "outside")
+        assert getattr(pred, form) is not None and ".git" not in (pred.diff or "")
+        if form == "functions":
+            assert pred.functions == {"calc/ops.py": {
+                "add_scaled": 'def add_scaled(a, b, k):\n    """Return a + k * b, element-wise for lists."""\n'
+                              "    return [x + _scaled(k, y) for x, y in zip(a, b)]\n",
+                "<module>": "import operator\n\ndef _scaled(k, y):\n    return operator.mul(k, y)\n"}}
+        applied = make_workspace(task, tmp_path / f"applied-{form}")
+        apply_prediction(pred, applied)
+        assert (applied / "calc" / "ops.py").read_text() == final

@@ -49,11 +49,16 @@ class CheckSet:
 
     def run(self, case: str, out: dict[str, Any], ref: dict[str, Any]) -> None:
         for pattern, fn in self.checks:
-            if fnmatch.fnmatchcase(case, pattern):
+            if matches(case, pattern):
                 fn(out, ref)
 
     def patterns(self) -> list[str]:
         return [p for p, _ in self.checks]
+
+
+def matches(name: str, pattern: str) -> bool:
+    """`*` and `?` are wildcards; everything else, brackets included, is literal ("case[*]" matches "case[3]")."""
+    return fnmatch.fnmatchcase(name, pattern.replace("[", "[[]"))
 
 
 def check(pattern: str) -> Callable[[CheckFn], CheckFn]:

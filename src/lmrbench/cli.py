@@ -2,35 +2,54 @@
 
 from __future__ import annotations
 
-import json
+import datetime as dt
+import shutil
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
-from pydantic import BaseModel
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from lmrbench.authoring.fixtures import build_fixtures
+from lmrbench.authoring.lint import lint
+from lmrbench.authoring.lint_run import run_checks
+from lmrbench.authoring.validate import ValidateConfig, validate
+from lmrbench.envs import EnvBuildError, EnvConfig, EnvMode, EnvRecord, EnvStatus, attach_envs, build_envs
+from lmrbench.envs.build import needs_env
 from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
-from lmrbench.evaluate.models import Evaluation, Prediction, Status
+from lmrbench.evaluate.regrade import regrade_run
 from lmrbench.evaluate.runner import EvalConfig
 from lmrbench.external import export_workspaces, predictions_from_dirs
-from lmrbench.generate import BUILTIN_MODELS, GenerateProgress, SolverName, generate_builtin, generate_with_model
+from lmrbench.generate import (
+    BUILTIN_MODELS,
+    GenerateProgress,
+    GenOptions,
+    SolverName,
+    generate_builtin,
+    generate_with_model,
+)
+from lmrbench.importers.human_eval import Scale, import_labels
+from lmrbench.importers.openhands import from_openhands
 from lmrbench.jsonl import JsonlWriter
 from lmrbench.judge.agreement import agreement_table, load_labels
 from lmrbench.judge.run import judge_run, load_judgments
 from lmrbench.models import ModelSettings, get_model
-from lmrbench.papers import fetch_paper
+from lmrbench.papers import fetch_paper, paper_text
+from lmrbench.records import Evaluation, Prediction, Status
+from lmrbench.report import strict_json
 from lmrbench.report.bundle import collect, write_all
+from lmrbench.rundir import RunDir
+from lmrbench.sandbox import IsolationError, IsolationLevel, LocalSandbox, SandboxConfig
 from lmrbench.solvers.agent import AgentLimits
-from lmrbench.tasks.fixtures import build_fixtures
-from lmrbench.tasks.lint import lint
+from lmrbench.solvers.prompt import PROMPT_VERSION, build_prompt
+from lmrbench.tasks.catalog import task_rows
 from lmrbench.tasks.loader import TaskSet, load_tasks
+from lmrbench.tasks.problems import Problem
 from lmrbench.tasks.schema import TaskFormatError
-from lmrbench.validate import ValidateConfig, validate
 
 app = typer.Typer(help="lmrbench: can a model reproduce the code of a language-modeling paper?",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -41,15 +60,27 @@ err = Console(stderr=True, soft_wrap=True)
 
 TasksOpt = Annotated[Path | None, typer.Option("--tasks", help="Task folder (either layout); default: built-in.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output on stdout.")]
+# The default becomes "main" once the main split has its tasks (issue #9); until then "all" keeps every command
+# on the whole built-in suite.
+DEFAULT_SPLIT = "all"
+SplitOpt = Annotated[str, typer.Option("--split", help="main | lite | all: which split of the built-in suite "
+                                       "(tasks of the original layout are in every split).")]
+SinceOpt = Annotated[str | None, typer.Option("--since", help="Only tasks published on or after this ISO date "
+                                              "(e.g. a model's training cut-off).")]
 SelectOpt = Annotated[list[str] | None, typer.Option("--task", "-t", help="Only these tasks/instances (glob).")]
 WorkersOpt = Annotated[int, typer.Option("--workers", "-w", min=1, help="Evaluations in parallel.")]
 RunDirOpt = Annotated[Path | None, typer.Option("--run-dir", help="Run directory; default runs/<model>.")]
 
 
-def _load(path: Path | None, quiet: bool = False) -> TaskSet:
+def _load(path: Path | None, quiet: bool = False, select: list[str] | None = None, split: str = "all",
+          since: str | None = None) -> TaskSet:
+    """The task folder, restricted to the selection; a bad folder or an empty selection is a clear error."""
     try:
         tasks = load_tasks(path)
-    except (TaskFormatError, FileNotFoundError) as exc:
+        day = dt.date.fromisoformat(since) if since else None
+        if select or split != "all" or day:
+            tasks = tasks.restrict(select, split, day)
+    except (TaskFormatError, FileNotFoundError, ValueError) as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     if tasks.problems and not quiet:
@@ -57,29 +88,60 @@ def _load(path: Path | None, quiet: bool = False) -> TaskSet:
     return tasks
 
 
+def _select(ts: TaskSet, select: list[str] | None, split: str, since: str | None) -> TaskSet:
+    """The implementations a command works on; an empty selection is a clear error."""
+    try:
+        day = dt.date.fromisoformat(since) if since else None
+        return ts.restrict(select, split, day) if select or split != "all" or day else ts
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+
+
 def status_style(status: Status) -> str:
     return {Status.PASSED: "green", Status.FAILED: "red", Status.TIMEOUT: "yellow"}.get(status, "magenta")
 
 
 def _emit_json(data: object) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+    sys.stdout.write(strict_json.dumps(data) + "\n")
 
 
 @tasks_app.command("list")
-def tasks_list(tasks: TasksOpt = None, as_json: JsonOpt = False) -> None:
-    """List every implementation with its category."""
-    ts = _load(tasks)
-    rows = [{"instance_id": i.instance_id, "category": i.category.value if i.category else None,
-             "goal": f"{i.goal_file}::{','.join(i.targets) or '<whole file>'}"} for i in ts.instances()]
+def tasks_list(tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT,
+               since: SinceOpt = None, as_json: JsonOpt = False) -> None:
+    """List every implementation with its split, category, publication date and reference size."""
+    ts = _load(tasks, select=select, split=split, since=since)
+    rows = [row.model_dump(mode="json") for row in task_rows(ts)]
     if as_json:
         _emit_json(rows)
         return
-    table = Table(title=f"{len(rows)} implementations in {len(ts.tasks)} tasks ({ts.root})")
-    for col in ("instance", "category", "masked target"):
+    papers = len({r["paper"] for r in rows})
+    table = Table(title=f"{len(rows)} implementations from {papers} papers in {len(ts.tasks)} tasks ({ts.root})")
+    for col in ("instance", "split", "category", "published", "ref. lines", "masked target"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["instance_id"], r["category"] or "[red]unmapped[/red]", r["goal"])
+        table.add_row(r["instance_id"], r["split"] or "-", r["category"] or "[red]unmapped[/red]",
+                      r["publication_date"] or "?", str(r["reference_lines"]), r["goal"])
     out.print(table)
+
+
+@tasks_app.command("prompt")
+def tasks_prompt(instance: str, tasks: TasksOpt = None,
+                 papers_dir: Annotated[Path | None, typer.Option(help="Cached paper texts.")] = None,
+                 as_json: JsonOpt = False) -> None:
+    """Print the exact prompt the `prompt` solver sends for one implementation (`dpo/1`)."""
+    ts = _load(tasks, quiet=True)
+    try:
+        task, impl = ts.resolve(instance)
+    except KeyError as exc:
+        err.print(f"[red]error:[/red] {exc.args[0]}")
+        raise typer.Exit(2) from exc
+    messages = build_prompt(task, impl, paper_text(task, papers_dir))
+    if as_json:
+        _emit_json({"prompt_version": PROMPT_VERSION, "messages": [m.model_dump(mode="json") for m in messages]})
+        return
+    for m in messages:
+        sys.stdout.write(f"===== {m.role} =====\n{m.content}\n")
 
 
 @tasks_app.command("show")
@@ -105,10 +167,16 @@ def tasks_show(instance: str, tasks: TasksOpt = None, as_json: JsonOpt = False) 
 
 @tasks_app.command("lint")
 def tasks_lint(path: Annotated[Path | None, typer.Argument(help="Task folder; default: built-in.")] = None,
-               tasks: TasksOpt = None, as_json: JsonOpt = False) -> None:
+               tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT,
+               since: SinceOpt = None, as_json: JsonOpt = False,
+               run: Annotated[bool, typer.Option("--run", help="Also run each reference and stub (validate): "
+                                                 "tests the stub passes, references that fail.")] = False,
+               env: EnvOpt = "task") -> None:
     """Report each defect of a task folder, one line each: task or task/index, severity, kind, detail."""
-    ts = _load(path or tasks, quiet=True)
+    ts = _select(_load(path or tasks, quiet=True), select, split, since)
     problems = lint(ts)
+    if run:
+        problems += lint_by_running(ts, select, env)
     if as_json:
         _emit_json([p.model_dump() for p in problems])
     else:
@@ -121,10 +189,12 @@ def tasks_lint(path: Annotated[Path | None, typer.Argument(help="Task folder; de
 
 @tasks_app.command("fixtures")
 def tasks_fixtures(tasks: TasksOpt = None, select: SelectOpt = None,
+    split: SplitOpt = DEFAULT_SPLIT,
+    since: SinceOpt = None,
                    check: Annotated[bool, typer.Option("--check", help="Compare instead of writing.")] = False
                    ) -> None:
     """Regenerate tests/fixtures of each task from its reference (or check they are up to date)."""
-    ts = _load(tasks)
+    ts = _select(_load(tasks), select, split, since)
     ids = {i.task_id for i in ts.select(select)}
     bad = 0
     for task in (t for t in ts.tasks if t.task_id in ids):
@@ -140,6 +210,8 @@ def tasks_fixtures(tasks: TasksOpt = None, select: SelectOpt = None,
 def validate_cmd(
     tasks: TasksOpt = None,
     select: SelectOpt = None,
+    split: SplitOpt = DEFAULT_SPLIT,
+    since: SinceOpt = None,
     repeat: Annotated[int, typer.Option(min=1, help="Reference runs; each must pass.")] = 3,
     mutants: Annotated[bool, typer.Option("--mutants", help="Also run mechanical mutants.")] = False,
     max_mutants: Annotated[int | None, typer.Option(help="Sample at most this many mutants per impl.")] = None,
@@ -148,9 +220,11 @@ def validate_cmd(
     workers: WorkersOpt = 2,
     cold: Annotated[bool, typer.Option("--cold", help="One cold sandbox per job instead of warm batches.")] = False,
     as_json: JsonOpt = False,
+    env: EnvOpt = "task",
 ) -> None:
     """Prove tasks discriminate: reference N/N, stub fails, wrong variants fail, mutants killed."""
-    ts = _load(tasks)
+    ts = _select(_load(tasks), select, split, since)
+    attach_task_envs(ts, select, env)
     impls = [(ts.task(i.task_id), i) for i in ts.select(select)]
     cfg = ValidateConfig(repeat=repeat, wrong=not no_wrong, mutants=mutants, max_mutants=max_mutants,
                          workers=workers, warm=not cold)
@@ -185,9 +259,31 @@ def _run_dir(run_dir: Path | None, model: str) -> Path:
     return run_dir or Path("runs") / model.replace("/", "_")
 
 
-def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeout: int | None) -> list[Evaluation]:
+ExecPath = Literal["template", "cold"]
+PathOpt = Annotated[ExecPath, typer.Option(
+    "--path", help="template: each evaluation is a child of a pre-warmed template that isolates itself (cold where "
+    "the kernel does not allow it); cold: a new sandboxed interpreter per evaluation.")]
+IsolationOpt = Annotated[IsolationLevel, typer.Option(
+    "--isolation", help="best: run with what this machine allows (recorded); full: refuse unless fully isolated.")]
+RepoRootOpt = Annotated[Path | None, typer.Option(
+    "--repo-root", file_okay=False, help="repo_dir predictions are read only under this folder "
+    "(default: 'workspaces/' beside the predictions file, where the agent solver leaves its workspaces).")]
+
+
+def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeout: int | None,
+              isolation: IsolationLevel = "best", repo_root: Path | None = None,
+              only: set[str] | None = None, path: ExecPath = "template") -> list[Evaluation]:
     preds, invalid = load_predictions(predictions, ts)
-    config = EvalConfig(timeout_s=timeout)
+    if only is not None:  # a selection: the rest of the file is neither evaluated nor reported invalid
+        preds = [p for p in preds if p.instance_id in only]
+        invalid = [e for e in invalid if e.instance_id in only]
+    config = EvalConfig(timeout_s=timeout, sandbox=SandboxConfig(isolation=isolation), path=path,
+                        repo_root=repo_root or RunDir(predictions.parent).workspaces)
+    try:
+        LocalSandbox(config.sandbox).isolation()
+    except (IsolationError, RuntimeError) as exc:
+        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2) from exc
     with Progress(TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
         job = bar.add_task("", total=len(preds))
@@ -198,16 +294,17 @@ def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeo
             failures += not ev.passed
             bar.update(job, advance=1, description=f"{ev.instance_id} {ev.status.value} · not passed: {failures}")
 
-        evaluate_predictions(preds, ts, run_dir / "evaluations.jsonl", run_dir / "work", run_dir / "logs",
+        run = RunDir(run_dir)
+        evaluate_predictions(preds, ts, run.evaluations, run.work, run.logs,
                              config, workers, tick, extra=invalid)
-    return latest_evaluations(run_dir / "evaluations.jsonl")
+    return latest_evaluations(RunDir(run_dir).evaluations)
 
 
 def _report(ts: TaskSet, run_dirs: list[Path], as_json: bool, out_dir: Path | None = None,
-            labels: Path | None = None) -> None:
+            labels: Path | None = None, since: dt.date | None = None) -> None:
     try:
         human = load_labels(labels) if labels else None
-        data = collect(run_dirs, ts, human)
+        data = collect(run_dirs, ts, human, since)
     except (FileNotFoundError, ValueError) as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
@@ -226,7 +323,7 @@ def _report(ts: TaskSet, run_dirs: list[Path], as_json: bool, out_dir: Path | No
     for s in data.scores:
         n = sum(s.status_counts.values())
         counts = ", ".join(f"{k}={v}" for k, v in s.status_counts.items() if v)
-        out.print(f"[bold]{s.model}[/bold]: {s.status_counts['passed']}/{n} passed ({s.pass_rate.value:.1%}, 95% CI "
+        out.print(f"[bold]{s.label()}[/bold]: {s.status_counts['passed']}/{n} passed ({s.pass_rate.value:.1%}, 95% CI "
                   f"{s.pass_rate.ci_low:.1%}-{s.pass_rate.ci_high:.1%}); mean test share {s.test_share.value:.1%}; "
                   f"{counts}; tokens {s.usage.input_tokens + s.usage.output_tokens:,}, cost ${s.usage.cost_usd:.4f}",
                   highlight=False)
@@ -237,25 +334,12 @@ ModelOpt = Annotated[str, typer.Option(help="reference | stub | fake | any litel
 SolverOpt = Annotated[SolverName, typer.Option(help="prompt: one request per implementation; agent: tool loop.")]
 
 
-class GenOptions(BaseModel):
-    """Options shared by generate and run."""
-
-    model: str
-    solver: SolverName = "prompt"
-    samples: int = 1
-    concurrency: int = 4
-    settings: ModelSettings = ModelSettings()
-    fake_script: Path | None = None
-    limits: AgentLimits = AgentLimits()
-    no_cache: bool = False
-
-
 def _generate(ts: TaskSet, opts: GenOptions, rd: Path, select: list[str] | None) -> None:
-    rd.mkdir(parents=True, exist_ok=True)
-    (rd / "run.json").write_text(opts.model_dump_json(indent=2))
+    run = RunDir(rd)
+    run.write_info(opts)
     if opts.model in BUILTIN_MODELS:
-        new = generate_builtin(ts, opts.model, rd / "predictions.jsonl", opts.samples, select)
-        err.print(f"{new} new prediction(s) in {rd / 'predictions.jsonl'}", highlight=False)
+        new = generate_builtin(ts, opts.model, run.predictions, opts.samples, select)
+        err.print(f"{new} new prediction(s) in {run.predictions}", highlight=False)
         return
     try:
         model = get_model(opts.model, opts.settings, opts.fake_script, use_cache=not opts.no_cache)
@@ -306,6 +390,8 @@ def generate_cmd(
     solver: SolverOpt = "prompt",
     tasks: TasksOpt = None,
     select: SelectOpt = None,
+    split: SplitOpt = DEFAULT_SPLIT,
+    since: SinceOpt = None,
     samples: SamplesOpt = 1,
     concurrency: ConcOpt = 4,
     temperature: TempOpt = 0.0,
@@ -320,23 +406,68 @@ def generate_cmd(
     """Write predictions.jsonl for a model (resumable: finished items are skipped)."""
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
                         max_steps, no_cache)
-    _generate(_load(tasks), opts, _run_dir(run_dir, model), select)
+    _generate(_select(_load(tasks), select, split, since), opts, _run_dir(run_dir, model), select)
 
 
 @app.command("evaluate")
 def evaluate_cmd(
-    predictions: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="A predictions.jsonl file.")],
+    predictions: Annotated[Path | None, typer.Option(exists=True, dir_okay=False,
+                                                     help="A predictions.jsonl file.")] = None,
     tasks: TasksOpt = None,
+    select: SelectOpt = None,
+    split: SplitOpt = DEFAULT_SPLIT,
+    since: SinceOpt = None,
     run_dir: RunDirOpt = None,
     workers: WorkersOpt = 1,
     timeout: Annotated[int | None, typer.Option(min=1, help="Override each task's timeout (s).")] = None,
+    regrade: Annotated[Path | None, typer.Option(exists=True, file_okay=False, help="Re-grade this finished run "
+                                                 "from its kept data, without a sandbox.")] = None,
+    write: Annotated[bool, typer.Option(help="With --regrade: append the re-graded records.")] = False,
+    isolation: IsolationOpt = "best",
+    repo_root: RepoRootOpt = None,
+    path: PathOpt = "template",
     as_json: JsonOpt = False,
+    env: EnvOpt = "task",
 ) -> None:
-    """Evaluate predictions in the sandbox into evaluations.jsonl (resumable), then report."""
-    ts = _load(tasks)
-    rd = run_dir or predictions.parent
-    _evaluate(ts, predictions, rd, workers, timeout)
+    """Evaluate predictions in the sandbox into evaluations.jsonl (resumable), then report; or re-grade a run."""
+    full = _load(tasks)
+    ts = _select(full, select, split, since)
+    if regrade is not None:
+        _regrade(ts, regrade, write, as_json)
+        return
+    if predictions is None:
+        raise typer.BadParameter("give --predictions FILE (or --regrade RUN_DIR)")
+    preds = load_predictions(predictions, full)[0]
+    attach_task_envs(ts, sorted({p.instance_id for p in preds} & {i.instance_id for i in ts.instances()}), env)
+    rd = run_dir or _run_dir(None, preds[0].model if preds else "unknown")
+    rd.mkdir(parents=True, exist_ok=True)
+    kept = RunDir(rd).predictions
+    if not kept.exists() or not kept.samefile(predictions):  # the run folder holds what it evaluated (judge, report)
+        shutil.copyfile(predictions, kept)
+    _evaluate(full, kept, rd, workers, timeout, isolation, repo_root or RunDir(predictions.parent).workspaces,
+              only={i.instance_id for i in ts.instances()}, path=path)
     _report(ts, [rd], as_json)
+
+
+def _regrade(ts: TaskSet, run_dir: Path, write: bool, as_json: bool) -> None:
+    rows = regrade_run(run_dir, ts)
+    changed = [r for r in rows if not r.same]
+    if write and changed:
+        writer = JsonlWriter(RunDir(run_dir).evaluations)
+        for r in changed:
+            writer.write(r.after)
+    if as_json:
+        _emit_json({"evaluations": len(rows), "same": len(rows) - len(changed),
+                    "changed": [{"instance_id": r.before.instance_id, "model": r.before.model,
+                                 "sample": r.before.sample, "before": r.before.status.value,
+                                 "after": r.after.status.value, "reason": r.after.reason} for r in changed]})
+    else:
+        for r in changed:
+            out.print(f"{r.before.instance_id} {r.before.model}#{r.before.sample}: {r.before.status.value} -> "
+                      f"{r.after.status.value} ({r.after.reason})")
+        out.print(f"re-graded {len(rows)} evaluation(s): {len(rows) - len(changed)} identical, {len(changed)} changed")
+    if changed and not write:
+        raise typer.Exit(1)
 
 
 LabelsOpt = Annotated[Path | None, typer.Option(exists=True, dir_okay=False, help="Human labels (JSONL).")]
@@ -346,35 +477,53 @@ LabelsOpt = Annotated[Path | None, typer.Option(exists=True, dir_okay=False, hel
 def report_cmd(
     run_dirs: Annotated[list[Path], typer.Argument(exists=True, file_okay=False, help="One or more run dirs.")],
     tasks: TasksOpt = None,
+    select: SelectOpt = None,
+    split: SplitOpt = DEFAULT_SPLIT,
+    since: SinceOpt = None,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Where to write; default the first run dir.")] = None,
     labels: LabelsOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Leaderboard of one or several runs: report.md, .csv, .json and a self-contained report.html."""
-    _report(_load(tasks, quiet=True), run_dirs, as_json, out_dir, labels)
+    # --since adds a row for the implementations published on or after it (it does not drop the others)
+    _report(_select(_load(tasks, quiet=True), select, split, None), run_dirs, as_json, out_dir, labels,
+            since=dt.date.fromisoformat(since) if since else None)
 
 
 @app.command("judge")
 def judge_cmd(
-    target: Annotated[str, typer.Argument(help="RUN_DIR, or 'agreement' followed by RUN_DIR.")],
-    run_dir_arg: Annotated[Path | None, typer.Argument(help="RUN_DIR after 'agreement'.")] = None,
+    target: Annotated[str, typer.Argument(help="RUN_DIR, 'agreement' followed by RUN_DIR, or 'import-labels' "
+                                          "followed by the original's human-evaluation files.")],
+    rest: Annotated[list[Path] | None, typer.Argument(help="RUN_DIR after 'agreement'; FILE... after "
+                                                      "'import-labels'.")] = None,
     judge: Annotated[list[str] | None, typer.Option("--judge", help="Judge model(s); several = majority vote.")]
     = None,
     labels: LabelsOpt = None,
     tasks: TasksOpt = None,
+    select: SelectOpt = None,
+    split: SplitOpt = DEFAULT_SPLIT,
+    since: SinceOpt = None,
     fake_script: FakeOpt = None,
     concurrency: ConcOpt = 4,
     api_base: ApiBaseOpt = None,
     as_json: JsonOpt = False,
+    labels_out: Annotated[Path | None, typer.Option("--out", help="import-labels: the labels JSONL to write.")] = None,
+    scale: Annotated[list[str] | None, typer.Option("--scale", help="import-labels: ANNOTATOR=0-2 or =1-3 "
+                                                    "(default: 0-2 when the annotator used a 0).")] = None,
 ) -> None:
-    """`judge RUN_DIR --judge M`: LLM-as-judge categories 1/2/3. `judge agreement RUN_DIR --labels F`."""
-    ts = _load(tasks, quiet=True)
+    """`judge RUN_DIR --judge M`: LLM-as-judge categories 1/2/3. `judge agreement RUN_DIR --labels F`.
+    `judge import-labels FILE... --out LABELS.jsonl`: the original's human evaluations as labels."""
+    ts = _select(_load(tasks, quiet=True), select, split, since)
+    run_dir_arg = rest[0] if rest else None
+    if target == "import-labels":
+        judge_import_labels(ts, rest or [], labels_out, scale or [])
+        return
     if target == "agreement":
         if run_dir_arg is None or labels is None:
             err.print("[red]error:[/red] usage: lmrbench judge agreement RUN_DIR --labels FILE")
             raise typer.Exit(2)
         try:
-            rows = agreement_table(load_judgments(run_dir_arg / "judgments.jsonl"), load_labels(labels))
+            rows = agreement_table(load_judgments(RunDir(run_dir_arg).judgments), load_labels(labels))
         except ValueError as exc:
             err.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from exc
@@ -390,7 +539,7 @@ def judge_cmd(
         out.print(table)
         return
     run_dir = Path(target)
-    if not (run_dir / "predictions.jsonl").is_file():
+    if not RunDir(run_dir).predictions.is_file():
         err.print(f"[red]error:[/red] {run_dir / 'predictions.jsonl'} does not exist")
         raise typer.Exit(2)
     names = judge or []
@@ -410,6 +559,8 @@ def run_cmd(
     solver: SolverOpt = "prompt",
     tasks: TasksOpt = None,
     select: SelectOpt = None,
+    split: SplitOpt = DEFAULT_SPLIT,
+    since: SinceOpt = None,
     samples: SamplesOpt = 1,
     concurrency: ConcOpt = 4,
     temperature: TempOpt = 0.0,
@@ -421,15 +572,21 @@ def run_cmd(
     no_cache: NoCacheOpt = False,
     run_dir: RunDirOpt = None,
     workers: WorkersOpt = 2,
+    isolation: IsolationOpt = "best",
+    path: PathOpt = "template",
     as_json: JsonOpt = False,
+    env: EnvOpt = "task",
 ) -> None:
     """Generate, evaluate and report in one go (resumable)."""
-    ts = _load(tasks)
+    full = _load(tasks)
+    ts = _select(full, select, split, since)
+    attach_task_envs(ts, select, env)
     rd = _run_dir(run_dir, model)
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
                         max_steps, no_cache)
     _generate(ts, opts, rd, select)
-    _evaluate(ts, rd / "predictions.jsonl", rd, workers, None)
+    _evaluate(full, RunDir(rd).predictions, rd, workers, None, isolation,
+              only={i.instance_id for i in ts.instances()}, path=path)
     _report(ts, [rd], as_json)
 
 
@@ -443,9 +600,11 @@ app.add_typer(predictions_app, name="predictions")
 
 @papers_app.command("fetch")
 def papers_fetch(tasks: TasksOpt = None, select: SelectOpt = None,
+    split: SplitOpt = DEFAULT_SPLIT,
+    since: SinceOpt = None,
                  cache: Annotated[Path | None, typer.Option(help="Papers cache folder.")] = None) -> None:
     """Download each task's paper PDF from its paper_url and convert it to per-page text."""
-    ts = _load(tasks)
+    ts = _select(_load(tasks), select, split, since)
     bad = 0
     for task_id in dict.fromkeys(i.task_id for i in ts.select(select)):
         try:
@@ -460,9 +619,10 @@ def papers_fetch(tasks: TasksOpt = None, select: SelectOpt = None,
 
 @workspace_app.command("export")
 def workspace_export(out_dir: Annotated[Path, typer.Option("--out", help="Folder to write workspaces into.")],
-                     tasks: TasksOpt = None, select: SelectOpt = None) -> None:
+                     tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT,
+                     since: SinceOpt = None) -> None:
     """Write one ready workspace per implementation (repository, paper.md, INSTRUCTIONS.md)."""
-    made = export_workspaces(_load(tasks), out_dir, select)
+    made = export_workspaces(_select(_load(tasks), select, split, since), out_dir, select)
     out.print(f"{len(made)} workspace(s) in {out_dir}", highlight=False)
 
 
@@ -480,6 +640,127 @@ def predictions_from_dirs_cmd(
     for pred in preds:
         writer.write(pred)
     out.print(f"{len(preds)} prediction(s) appended to {output}", highlight=False)
+
+
+def lint_by_running(ts: TaskSet, select: list[str] | None, env: EnvMode) -> list[Problem]:
+    """`tasks lint --run`: the reference and the stub of each selected implementation, run."""
+    attach_task_envs(ts, select, env)
+    impls = [(ts.task(i.task_id), i) for i in ts.select(select)]
+    with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=err, transient=True) as bar:
+        job = bar.add_task("running")
+        return run_checks(impls, tick=lambda msg: bar.update(job, description=msg))
+
+
+# --- importers of the original LMR-Bench's results ---
+
+
+def judge_import_labels(ts: TaskSet, files: list[Path], out_path: Path | None, scales: list[str]) -> None:
+    """Write our labels JSONL from the original's human-evaluation JSON files."""
+    parsed: dict[str, Scale] = {}
+    for item in scales:
+        who, _, value = item.partition("=")
+        if value not in ("0-2", "1-3") or not who:
+            err.print(f"[red]error:[/red] --scale {item!r}: give ANNOTATOR=0-2 or ANNOTATOR=1-3")
+            raise typer.Exit(2)
+        parsed[who] = value  # type: ignore[assignment]
+    if not files or out_path is None or any(not f.is_file() for f in files):
+        err.print("[red]error:[/red] usage: lmrbench judge import-labels FILE... --out LABELS.jsonl (files must exist)")
+        raise typer.Exit(2)
+    result = import_labels(files, ts, parsed)
+    for problem in result.problems:
+        err.print(f"[yellow]skipped:[/yellow] {problem}", highlight=False)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text("".join(lab.model_dump_json() + "\n" for lab in result.labels), encoding="utf-8")
+    scales_used = ", ".join(f"{a} {s}" for a, s in result.scales.items())
+    out.print(f"{len(result.labels)} label(s) -> {out_path} (scales: {scales_used})", highlight=False)
+
+
+@predictions_app.command("from-openhands")
+def predictions_from_openhands_cmd(
+    output_jsonl: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="OpenHands output.jsonl.")],
+    model: Annotated[str, typer.Option(help="Name to record for the agent.")],
+    output: Annotated[Path, typer.Option("--out", help="predictions.jsonl to append to.")],
+    tasks: TasksOpt = None,
+) -> None:
+    """Replay each trajectory's successful edits onto its task's repository: diff (or error) predictions."""
+    ts = _load(tasks, quiet=True)
+    result = from_openhands(output_jsonl, ts, model)
+    for problem in result.problems:
+        err.print(f"[yellow]skipped:[/yellow] {problem}", highlight=False)
+    writer = JsonlWriter(output)
+    for pred in result.predictions:
+        writer.write(pred)
+    errors = sum(p.error is not None for p in result.predictions)
+    out.print(f"{len(result.predictions)} prediction(s) ({errors} error) appended to {output}", highlight=False)
+
+
+# --- per-task environments (original LMR-Bench layout) ---
+
+env_app = typer.Typer(help="Per-task environments (built with uv, cached).", no_args_is_help=True)
+app.add_typer(env_app, name="env")
+EnvOpt = Annotated[EnvMode, typer.Option("--env", help="task: original-layout tasks run in their own cached "
+                                         "environment (built when missing); shared: in the harness's.")]
+CacheOpt = Annotated[Path | None, typer.Option("--cache", help="Cache folder; default $LMRBENCH_CACHE or "
+                                               "~/.cache/lmrbench.")]
+
+
+def _env_config(cache: Path | None, workers: int = 2) -> EnvConfig:
+    return EnvConfig(workers=workers) if cache is None else EnvConfig(cache_dir=cache, workers=workers)
+
+
+def _env_line(rec: EnvRecord) -> str:
+    state = "[green]ready[/green]" if rec.status is EnvStatus.READY else "[yellow]partial[/yellow]"
+    how = "cached" if rec.reused else f"built in {rec.seconds:.0f} s"
+    failed = "; could not install: " + ", ".join(f.requirement for f in rec.failed) if rec.failed else ""
+    return f"{rec.task_id}: {state} ({how}, {len(rec.installed)} installed){failed}"
+
+
+def attach_task_envs(ts: TaskSet, select: list[str] | None, mode: EnvMode, cache: Path | None = None) -> None:
+    """Attach (building when missing) the environments of the selected tasks (all when None), with a progress bar."""
+    ids = {i.task_id for i in ts.select(select)} if select is None or select else set()
+    with Progress(TextColumn("environments"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        job = bar.add_task("", total=None)
+
+        def tick(rec: EnvRecord) -> None:
+            bar.update(job, advance=1, description=rec.task_id)
+            if rec.failed:
+                err.print(_env_line(rec), highlight=False)
+
+        try:
+            attach_envs(ts, ids, mode, _env_config(cache), tick)
+        except EnvBuildError as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from exc
+
+
+@env_app.command("build")
+def env_build(tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT,
+                   since: SinceOpt = None, cache: CacheOpt = None,
+              workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Builds in parallel.")] = 2,
+              rebuild: Annotated[bool, typer.Option("--rebuild", help="Build again even when cached.")] = False
+              ) -> None:
+    """Build (or find cached) one environment per selected original-layout task."""
+    ts = _select(_load(tasks), select, split, since)
+    ids = {i.task_id for i in ts.select(select)}
+    chosen = [t for t in ts.tasks if t.task_id in ids and needs_env(t, "task")]
+    for t in ts.tasks:
+        if t.task_id in ids and t.defect:
+            out.print(f"{t.task_id}: [red]skipped[/red] ({t.defect})", highlight=False)
+    with Progress(TextColumn("building"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        job = bar.add_task("", total=len(chosen))
+        try:
+            records = build_envs(chosen, _env_config(cache, workers), rebuild,
+                                 tick=lambda r: bar.update(job, advance=1, description=r.task_id))
+        except EnvBuildError as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from exc
+    for rec in records:
+        out.print(_env_line(rec), highlight=False)
+    built = sum(r.seconds for r in records if not r.reused)
+    out.print(f"{len(records)} environment(s); {sum(not r.reused for r in records)} built in {built:.0f} s "
+              "(summed over builds)", highlight=False)
 
 
 def main() -> None:  # pragma: no cover

@@ -9,10 +9,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from lmrbench.evaluate.models import Prediction
 from lmrbench.jsonl import JsonlWriter, read_lines
-from lmrbench.models.base import Model, Usage
+from lmrbench.models.base import Model, ModelSettings, Usage
 from lmrbench.papers import paper_text
+from lmrbench.records import Prediction
+from lmrbench.rundir import RunDir
 from lmrbench.solvers.agent import AgentLimits, agent_prediction
 from lmrbench.solvers.builtin import reference_prediction, stub_prediction
 from lmrbench.solvers.prompt import prompt_prediction
@@ -34,6 +35,19 @@ def done_items(path: Path) -> set[tuple[str, str, int]]:
             else:
                 out.add(item)
     return out
+
+
+class GenOptions(BaseModel):
+    """How a run's predictions are made; written to the run folder's run.json."""
+
+    model: str = Field(description="reference | stub | fake | a litellm model name.")
+    solver: SolverName = Field(default="prompt", description="prompt: one request; agent: the tool loop.")
+    samples: int = Field(default=1, ge=1, description="Samples per implementation (pass@k).")
+    concurrency: int = Field(default=4, ge=1, description="Requests or agent episodes in flight.")
+    settings: ModelSettings = Field(default_factory=ModelSettings, description="Temperature, max tokens, seed, ...")
+    fake_script: Path | None = Field(default=None, description="The fake model's script (one JSON reply a line).")
+    limits: AgentLimits = Field(default_factory=AgentLimits, description="The agent's step/token/cost/time limits.")
+    no_cache: bool = Field(default=False, description="Do not read or write the response cache.")
 
 
 def generate_builtin(tasks: TaskSet, model: str, out: Path, samples: int = 1,
@@ -69,6 +83,8 @@ class GenerateProgress(BaseModel):
 
 def _solve(task: Task, impl: Implementation, model: Model, solver: SolverName, sample: int, run_dir: Path,
            papers_dir: Path | None, limits: AgentLimits | None) -> Prediction:
+    if task.defect:  # an original-layout task without a repository: nothing to show the model
+        return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, error=task.defect)
     paper = paper_text(task, papers_dir)
     if solver == "prompt":
         return prompt_prediction(task, impl, model, paper, sample)
@@ -88,7 +104,7 @@ def generate_with_model(
     on_progress: Callable[[GenerateProgress, Prediction], None] | None = None,
 ) -> GenerateProgress:
     """Generate predictions item by item into run_dir/predictions.jsonl; resumable and safe to interrupt."""
-    out = run_dir / "predictions.jsonl"
+    out = RunDir(run_dir).predictions
     done = done_items(out)
     writer = JsonlWriter(out)
     todo = [(tasks.task(i.task_id), i, s) for i in tasks.select(patterns) for s in range(samples)
@@ -102,7 +118,7 @@ def generate_with_model(
             writer.write(pred)
             progress.done += 1
             progress.failures += pred.error is not None
-            progress.usage = progress.usage + Usage.model_validate(pred.meta.get("usage", {}))
+            progress.usage = progress.usage + pred.meta.usage
             if on_progress:
                 on_progress(progress, pred)
     finally:

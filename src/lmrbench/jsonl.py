@@ -1,30 +1,99 @@
-"""Append-only JSONL files: one record a line, flushed per line, tolerant of a torn last line."""
+"""Append-only JSONL files: one record a line, flushed per line, tolerant of a torn last line.
+
+Reading is bounded: a line longer than MAX_LINE_BYTES or nested deeper than MAX_DEPTH is one bad record (with
+its reason), never a crash or a multi-gigabyte string.
+"""
 
 from __future__ import annotations
 
 import json
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+MAX_LINE_BYTES = 64 * 1024 * 1024
+MAX_DEPTH = 64
 
-def read_lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
-    """(line number, parsed object or None, raw text) for each non-empty line."""
+
+def within_depth(obj: Any, max_depth: int) -> bool:
+    """Whether lists and dicts in `obj` nest at most `max_depth` deep (checked without recursion)."""
+    stack = [(obj, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > max_depth:
+                return False
+            stack += [(v, depth + 1) for v in (item.values() if isinstance(item, dict) else item)]
+    return True
+
+
+@dataclass(frozen=True)
+class Record:
+    """One non-empty line: its object, or None and why not."""
+
+    line_no: int
+    obj: dict[str, Any] | None
+    raw: str  # the line, cut to 1,000 characters
+    error: str = ""
+
+
+def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str]:
+    """A JSON object, or None and the reason."""
+    try:
+        obj = json.loads(raw)
+    except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        return None, "not valid JSON"
+    if not within_depth(obj, MAX_DEPTH):
+        return None, f"nested deeper than {MAX_DEPTH} levels"
+    if not isinstance(obj, dict):
+        return None, "not a JSON object"
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return None, "holds text that is not valid Unicode (a lone surrogate)"
+    return obj, ""
+
+
+def _lines(fh: Any, cap: int) -> Iterator[tuple[bytes, bool]]:
+    """(line, complete) pairs; a line over `cap` bytes comes back cut, with complete=False, its rest skipped."""
+    while True:
+        line = fh.readline(cap + 1)
+        if not line:
+            return
+        if len(line) <= cap or line.endswith(b"\n"):
+            yield line, True
+            continue
+        while True:  # skip the rest of an over-long line
+            rest = fh.readline(1 << 20)
+            if not rest or rest.endswith(b"\n"):
+                break
+        yield line[:1000], False
+
+
+def read_records(path: Path, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[Record]:
+    """Each non-empty line of a JSONL file as a Record."""
     if not path.is_file():
         return
-    with open(path, encoding="utf-8") as fh:
-        for n, raw in enumerate(fh, start=1):
-            if not raw.strip():
+    with open(path, "rb") as fh:
+        for n, (line, complete) in enumerate(_lines(fh, max_line_bytes), start=1):
+            if not line.strip():
                 continue
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError:
-                yield n, None, raw
+            shown = line[:1000].decode("utf-8", errors="replace")
+            if not complete:
+                yield Record(n, None, shown, f"longer than {max_line_bytes:,} bytes")
                 continue
-            yield n, obj if isinstance(obj, dict) else None, raw
+            obj, error = parse_line(line)
+            yield Record(n, obj, shown, error)
+
+
+def read_lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
+    """(line number, parsed object or None, raw text cut to 1,000 characters) for each non-empty line."""
+    for rec in read_records(path):
+        yield rec.line_no, rec.obj, rec.raw
 
 
 class JsonlWriter:

@@ -1,11 +1,14 @@
-"""Regenerate tests/fixtures from the reference: python make_fixtures.py OUT_DIR (cwd = repo with reference)."""
+"""Regenerate tests/fixtures: python make_fixtures.py OUT_DIR (cwd = repo with reference).
+
+Inputs and options only: the reference's outputs are computed by the probes and stored outside the sandbox,
+in tests/expected/."""
 import json
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from boundary.tasks import TASK_KINDS, generate_task, probe_grid
+from boundary.tasks import TASK_KINDS
 
 
 def task_cases() -> list[dict]:
@@ -19,13 +22,11 @@ def task_cases() -> list[dict]:
             n, noise, factor = sizes[j % 5], noises[j % 3], factors[(j // 3) % 3]
             shuffle = j % 4 != 3
             seed = 7 * i + j * j
-            t = generate_task(kind, n_samples=n, seed=seed, noise=noise, factor=factor, shuffle=shuffle)
             cases.append({"kind": kind, "n_samples": n, "seed": seed, "noise": noise, "factor": factor,
-                          "shuffle": shuffle, "X": t.X.tolist(), "y": t.y.tolist()})
+                          "shuffle": shuffle})
             i += 1
     for kind in TASK_KINDS:  # the defaults: n_samples=128, seed=0, noise=0.1, factor=0.5, shuffle=True
-        t = generate_task(kind)
-        cases.append({"kind": kind, "defaults": True, "X": t.X.tolist(), "y": t.y.tolist()})
+        cases.append({"kind": kind, "defaults": True})
     return cases
 
 
@@ -39,13 +40,9 @@ def grid_cases() -> list[dict]:
             X[:, 1] = 0.7  # a degenerate axis
         res = [2, 3, 7, 20][i % 4]
         margin = [0.0, 0.1, 0.5][i % 3]
-        g = probe_grid(X, resolution=res, margin=margin)
-        cases.append({"X": X.tolist(), "resolution": res, "margin": margin, "points": g.points.tolist(),
-                      "xs": g.xs.tolist(), "ys": g.ys.tolist()})
+        cases.append({"X": X.tolist(), "resolution": res, "margin": margin})
     X = rng.normal(size=(10, 2))
-    g = probe_grid(X)  # the defaults: resolution=50, margin=0.1
-    cases.append({"X": X.tolist(), "defaults": True, "points": g.points.tolist(), "xs": g.xs.tolist(),
-                  "ys": g.ys.tolist()})
+    cases.append({"X": X.tolist(), "defaults": True})  # the defaults: resolution=50, margin=0.1
     return cases
 
 

@@ -1,14 +1,13 @@
-"""Write tests/fixtures for devient/1 from the reference evaluator loss.
+"""Write tests/fixtures for devient/1: the inputs and options of the differential cases.
 
 Run as ``python make_fixtures.py OUT_DIR`` from a copy of the repository with the reference
-``dve/losses.py`` in place (and on PYTHONPATH). Deterministic.
+``dve/losses.py`` in place (and on PYTHONPATH). Inputs only: the reference's outputs are computed by the
+probe and stored outside the sandbox, in tests/expected/. Deterministic.
 """
 import sys
 from pathlib import Path
 
 import torch
-
-from dve.losses import evaluator_loss
 
 DT = torch.float64
 
@@ -56,16 +55,7 @@ def main(out_dir):
         scores = s_scale * torch.randn(n, generator=g, dtype=DT)
         logits = l_scale * torch.randn(n, 2, generator=g, dtype=DT)
         pairs = group_pairs(labels.tolist(), sizes)
-        s, lg = scores.clone().requires_grad_(True), logits.clone().requires_grad_(True)
-        res = evaluator_loss(s, lg, labels, pairs, classification_weight=w)
-        gs, gl = torch.autograd.grad(res.loss, (s, lg), allow_unused=True)
-        cases.append({
-            "scores": scores, "logits": logits, "labels": labels, "pairs": pairs, "weight": w,
-            "loss": res.loss.detach(), "classification": res.classification.detach(),
-            "ranking": res.ranking.detach(),
-            "grad_scores": torch.zeros_like(scores) if gs is None else gs,
-            "grad_logits": torch.zeros_like(logits) if gl is None else gl,
-        })
+        cases.append({"scores": scores, "logits": logits, "labels": labels, "pairs": pairs, "weight": w})
     torch.save(cases, out / "evaluator_cases.pt")
 
 

@@ -1,6 +1,7 @@
-"""Write the differential fixtures of the emojicrypt task from the reference implementation.
+"""Write the input fixtures of the emojicrypt task (pairs and embedder settings).
 
-Run as ``python make_fixtures.py OUT_DIR`` from a copy of the repository with the reference applied.
+Run as ``python make_fixtures.py OUT_DIR`` from a copy of the repository with the reference applied. Inputs
+only: the reference's scores are computed by the probe and stored outside the sandbox, in tests/expected/.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ from pathlib import Path
 
 from emojicrypt.attack import SimulatedDecrypter, attack_dictionary
 from emojicrypt.data import TARGET, census_table
-from emojicrypt.embedding import HashingEmbedder
-from emojicrypt.metrics import decryption_similarity
 from emojicrypt.obfuscate import SEPARATOR, reusable_dictionary
 
 FEATURES = ["age", "workclass", "education", "marital-status", "native country", "blood type", "zip"]
@@ -57,17 +56,14 @@ def random_case(rng: random.Random, index: int) -> dict:
             pairs.append([original, recovered])
     rng.shuffle(pairs)
     embedder = {"dim": rng.choice([8, 16, 100]), "ngram": rng.choice([2, 3]), "seed": index}
-    embed = HashingEmbedder(dim=embedder["dim"], ngram=embedder["ngram"], seed=embedder["seed"])
-    mean, per_feature = decryption_similarity(dict(pairs), embed)
-    return {"pairs": pairs, "embedder": embedder, "mean": mean, "per_feature": per_feature}
+    return {"pairs": pairs, "embedder": embedder}
 
 
 def census_case(noise: float, seed: int) -> dict:
     dictionary = reusable_dictionary(census_table(), TARGET)
     pairs = attack_dictionary(dictionary, SimulatedDecrypter(noise=noise, seed=seed))
     embedder = {"dim": 100, "ngram": 3, "seed": seed}
-    mean, per_feature = decryption_similarity(pairs, HashingEmbedder(dim=100, ngram=3, seed=seed))
-    return {"pairs": [list(p) for p in pairs.items()], "embedder": embedder, "mean": mean, "per_feature": per_feature}
+    return {"pairs": [list(p) for p in pairs.items()], "embedder": embedder}
 
 
 def main(out_dir: str) -> None:

@@ -1,14 +1,13 @@
-"""Write tests/fixtures for ergo/1 from the reference focal loss.
+"""Write tests/fixtures for ergo/1: the inputs and options of the differential cases.
 
 Run as ``python make_fixtures.py OUT_DIR`` from a copy of the repository with the reference
-``ergo/losses.py`` in place (and on PYTHONPATH). Deterministic.
+``ergo/losses.py`` in place (and on PYTHONPATH). Deterministic. Inputs only: the reference's losses and
+gradients are computed by the probe and stored outside the sandbox, in tests/expected/.
 """
 import sys
 from pathlib import Path
 
 import torch
-
-from ergo.losses import focal_loss
 
 DT = torch.float64
 
@@ -48,15 +47,8 @@ def main(out_dir):
             mask.view(-1)[int(torch.randint(0, mask.numel(), (1,), generator=g))] = True
         else:
             mask = torch.zeros(*shape, dtype=torch.bool)
-        x = logits.clone().requires_grad_(True)
-        loss = focal_loss(x, targets, alpha=alpha, gamma=gamma, reduction=red, mask=mask)
-        grad = torch.autograd.grad(loss.sum(), x)[0] if with_grad else None
-        case = {"logits": logits, "targets": targets, "mask": mask,
-                "kwargs": {"alpha": alpha, "gamma": gamma, "reduction": red},
-                "loss": loss.detach()}
-        if grad is not None:
-            case["grad"] = grad
-        cases.append(case)
+        cases.append({"logits": logits, "targets": targets, "mask": mask,
+                      "kwargs": {"alpha": alpha, "gamma": gamma, "reduction": red}, "with_grad": with_grad})
     torch.save(cases, out / "focal_cases.pt")
 
 

@@ -1,6 +1,8 @@
 """Regenerate tests/fixtures for gdpzero/1 from the reference implementation.
 
 Run from a copy of the repository with the reference applied:  python make_fixtures.py OUT_DIR
+Saves inputs and options only: the reference's choices, values and trees are computed by the probe and stored
+outside the sandbox, in tests/expected/. The reference runs here only to reject inputs with near-ties.
 """
 
 from __future__ import annotations
@@ -35,18 +37,6 @@ class CheckedMCTS(OpenLoopMCTS):
         return super().select_action(node)
 
 
-def state_json(s: DialogueState) -> dict:
-    return {"turns": [list(t) for t in s.turns], "inclination": s.inclination, "outcome": s.outcome}
-
-
-def tree_json(node: Node, path: str = "") -> dict:
-    out = {path: {"expanded": node.expanded, "prior": node.prior, "visits": node.visits, "q": node.q,
-                  "realizations": [state_json(s) for s in node.realizations]}}
-    for act, child in node.children.items():
-        out.update(tree_json(child, f"{path}/{act}"))
-    return out
-
-
 def select_cases() -> list[dict]:
     rng = random.Random(4321)
     cases = []
@@ -61,9 +51,7 @@ def select_cases() -> list[dict]:
         node = Node(prior=prior, visits=visits, q=q)
         if not well_separated(puct_scores(node, c, q0)):
             continue
-        planner = OpenLoopMCTS(PersuasionSimulator(), c_puct=c, q0=q0)
-        cases.append({"prior": prior, "visits": visits, "q": q, "c_puct": c, "q0": q0,
-                      "action": planner.select_action(node)})
+        cases.append({"prior": prior, "visits": visits, "q": q, "c_puct": c, "q0": q0})
     return cases
 
 
@@ -87,13 +75,12 @@ def search_cases() -> list[dict]:
         planner = CheckedMCTS(sim, c_puct=c, q0=q0, max_realizations=k, max_depth=depth)
         start = DialogueState(inclination=incl)
         root = Node()
-        values = [planner.simulate(root, start) for _ in range(n)]
-        result = CheckedMCTS(sim, c_puct=c, q0=q0, max_realizations=k, max_depth=depth).search(start, n)
+        for _ in range(n):
+            planner.simulate(root, start)  # the near-tie guard of CheckedMCTS runs on every selection
+        CheckedMCTS(sim, c_puct=c, q0=q0, max_realizations=k, max_depth=depth).search(start, n)
         cases.append({
             "config": {"inclination": incl, "c_puct": c, "q0": q0, "max_realizations": k, "max_depth": depth,
                        "n_simulations": n, "seed": seed, "max_turns": max_turns},
-            "values": values, "tree": tree_json(root), "action": result.action,
-            "response": state_json(result.response) if result.response else None,
         })
     return cases
 

@@ -1,14 +1,14 @@
-"""Write tests/fixtures for hit/1 from the reference implementation.
+"""Write tests/fixtures for hit/1: the inputs and options of the differential cases.
 
 Run as ``python make_fixtures.py OUT_DIR`` from a copy of the repository with the reference
 ``hit/losses.py`` in place (and on PYTHONPATH). Deterministic: running it twice writes the same data.
+Inputs only: the reference's distances, losses and gradients are computed by the probe and stored outside
+the sandbox, in tests/expected/.
 """
 import sys
 from pathlib import Path
 
 import torch
-
-from hit.losses import hit_loss, poincare_distance
 
 DT = torch.float64
 
@@ -36,7 +36,7 @@ def distance_cases(g):
     for shape_u, shape_v, d, c, frac in specs:
         u = ball_points(g, shape_u, d, c, frac)
         v = ball_points(g, shape_v, d, c, frac)
-        cases.append({"u": u, "v": v, "c": c, "out": poincare_distance(u, v, c)})
+        cases.append({"u": u, "v": v, "c": c})
     return cases
 
 
@@ -64,17 +64,10 @@ def loss_cases(g):
             child, parent, negative = (ball_points(g, (B,), d, cc, 0.9) for _ in range(3))
         else:
             child, parent, negative = (ball_points(g, (B,), d, cc, 0.995) for _ in range(3))
-        inputs = [t.clone().requires_grad_(True) for t in (child, parent, negative)]
-        out = hit_loss(*inputs, curvature=c, cluster_margin=a, centri_margin=b,
-                       cluster_weight=wa, centri_weight=wb, reduction=red)
-        grads = torch.autograd.grad(out.loss.sum(), inputs)
         cases.append({
             "child": child, "parent": parent, "negative": negative,
             "kwargs": {"curvature": c, "cluster_margin": a, "centri_margin": b,
                        "cluster_weight": wa, "centri_weight": wb, "reduction": red},
-            "loss": out.loss.detach(), "cluster": out.cluster.detach(),
-            "centripetal": out.centripetal.detach(),
-            "grad_child": grads[0], "grad_parent": grads[1], "grad_negative": grads[2],
         })
     return cases
 

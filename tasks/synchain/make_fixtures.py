@@ -1,11 +1,13 @@
-"""Regenerate tests/fixtures from the reference: python make_fixtures.py OUT_DIR (cwd = repo with reference)."""
+"""Regenerate tests/fixtures from the reference: python make_fixtures.py OUT_DIR (cwd = repo with reference).
+
+Writes parses and options only: the reference's tables are computed by the probe and stored outside the
+sandbox, in tests/expected/."""
 import json
 import random
 import sys
 from pathlib import Path
 
 from synchain.parse import DependencyParse
-from synchain.syntax import format_dependency_table
 
 UPOS = ["ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN", "PUNCT", "VERB", "X"]
 DEPS = ["nsubj", "dobj", "amod", "advmod", "det", "prep", "pobj", "punct", "cc", "conj", "acomp", "compound",
@@ -42,7 +44,7 @@ def main(out: Path) -> None:
                                     ["PUNCT" if parse.heads[j] == j else p for j, p in enumerate(parse.pos)])
             skip = True
         cases.append({"tokens": parse.tokens, "heads": parse.heads, "deps": parse.deps, "pos": parse.pos,
-                      "skip_punct": skip, "table": format_dependency_table(parse, skip_punct=skip)})
+                      "skip_punct": skip})
     (out / "table_cases.json").write_text(json.dumps(cases, ensure_ascii=False, indent=0))
     print(f"wrote {len(cases)} cases")
 

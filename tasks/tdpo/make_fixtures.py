@@ -2,7 +2,8 @@
 
 Run from the repository root with the reference applied (repository on PYTHONPATH):
     python make_fixtures.py OUT_DIR
-Writes OUT_DIR/token_stats_cases.pt and OUT_DIR/tdpo_loss_cases.pt. Deterministic.
+Writes OUT_DIR/token_stats_cases.pt and OUT_DIR/tdpo_loss_cases.pt: inputs and options only (the reference's
+outputs are computed by the probes and stored outside the sandbox, in tests/expected/). Deterministic.
 """
 from __future__ import annotations
 
@@ -10,9 +11,6 @@ import sys
 from pathlib import Path
 
 import torch
-
-from tdpo.objective import tdpo_loss
-from tdpo.token_stats import token_level_stats
 
 
 def make_labels(g, batch, seq_len, vocab, ignore_index, empty_row=False):
@@ -32,18 +30,7 @@ def token_case(g, batch, seq_len, vocab, scale, ref_noise, dtype=torch.float64, 
     reference = policy + ref_noise * torch.randn(batch, seq_len, vocab, generator=g, dtype=torch.float64)
     policy, reference = policy.to(dtype), reference.to(dtype)
     labels = make_labels(g, batch, seq_len, vocab, ignore_index, empty_row)
-    pl = policy.clone().requires_grad_(True)
-    if ignore_index == -100:
-        margin, kl = token_level_stats(pl, reference, labels)
-    else:
-        margin, kl = token_level_stats(pl, reference, labels, ignore_index=ignore_index)
-    (grad_margin,) = torch.autograd.grad(margin.sum(), pl, retain_graph=True)
-    (grad_kl,) = torch.autograd.grad(kl.sum(), pl)
-    return {
-        "policy_logits": policy, "reference_logits": reference, "labels": labels, "ignore_index": ignore_index,
-        "logps_margin": margin.detach().clone(), "seq_kl": kl.detach().clone(),
-        "grad_margin": grad_margin.clone(), "grad_kl": grad_kl.clone(),
-    }
+    return {"policy_logits": policy, "reference_logits": reference, "labels": labels, "ignore_index": ignore_index}
 
 
 def token_cases() -> list[dict]:
@@ -65,15 +52,7 @@ def loss_case(g, batch, beta, alpha, use_tdpo2, spread=5.0, dtype=torch.float64)
     ckl = 2 * spread * torch.rand(batch, generator=g, dtype=torch.float64)
     rkl = 2 * spread * torch.rand(batch, generator=g, dtype=torch.float64)
     inputs = [x.to(dtype) for x in (cm, rm, ckl, rkl)]
-    leaves = [x.clone().requires_grad_(True) for x in inputs]
-    losses, cr, rr = tdpo_loss(*leaves, beta=beta, alpha=alpha, use_tdpo2=use_tdpo2)
-    grads = torch.autograd.grad(losses.sum(), leaves, allow_unused=True)  # TDPO2: chosen KL gets no gradient
-    grads = [torch.zeros_like(x) if gr is None else gr for gr, x in zip(grads, leaves)]
-    return {
-        "inputs": inputs, "beta": beta, "alpha": alpha, "use_tdpo2": use_tdpo2,
-        "losses": losses.detach().clone(), "chosen_rewards": cr.detach().clone(), "rejected_rewards": rr.detach().clone(),
-        "grads": [x.clone() for x in grads],
-    }
+    return {"inputs": inputs, "beta": beta, "alpha": alpha, "use_tdpo2": use_tdpo2}
 
 
 def loss_cases() -> list[dict]:

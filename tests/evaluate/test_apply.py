@@ -3,7 +3,7 @@ import difflib
 import pytest
 
 from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_workspace, restore_protected
-from lmrbench.evaluate.models import Prediction
+from lmrbench.records import Prediction
 
 GOOD = "def add_scaled(a, b, k):\n    return [x + k * y for x, y in zip(a, b)]\n"
 
@@ -35,14 +35,32 @@ def test_form_b_diff(toy_tasks, tmp_path):
     assert (ws / "calc/ops.py").read_text() == "".join(new)
 
 
-def test_form_c_repo_dir_drops_symlinks(toy_tasks, tmp_path):
+def test_form_c_repo_dir_under_the_repo_root(toy_tasks, tmp_path):
     task = toy_tasks.task("toy")
     revised = make_workspace(task, tmp_path / "revised")
     (revised / "calc/ops.py").write_text(GOOD)
+    ws = make_workspace(task, tmp_path / "ws")
+    apply_prediction(_pred(repo_dir=str(revised)), ws, repo_root=tmp_path)
+    assert (ws / "calc/ops.py").read_text() == GOOD and (ws / "calc/data.txt").is_file()
+
+
+def test_form_c_repo_dir_with_a_symlink_is_refused(toy_tasks, tmp_path):
+    task = toy_tasks.task("toy")
+    revised = make_workspace(task, tmp_path / "revised")
     (revised / "leak.py").symlink_to(task.root / "golden_files/ops_golden.py")
     ws = make_workspace(task, tmp_path / "ws")
-    apply_prediction(_pred(repo_dir=str(revised)), ws)
-    assert (ws / "calc/ops.py").read_text() == GOOD and not (ws / "leak.py").exists()
+    with pytest.raises(InvalidPrediction, match=r"'leak\.py' is a symlink"):
+        apply_prediction(_pred(repo_dir=str(revised)), ws, repo_root=tmp_path)
+
+
+def test_form_c_repo_dir_needs_a_repo_root(toy_tasks, tmp_path):
+    task = toy_tasks.task("toy")
+    revised = make_workspace(task, tmp_path / "revised")
+    ws = make_workspace(task, tmp_path / "ws")
+    with pytest.raises(InvalidPrediction, match="--repo-root"):
+        apply_prediction(_pred(repo_dir=str(revised)), ws)
+    with pytest.raises(InvalidPrediction, match="not under the repo root"):
+        apply_prediction(_pred(repo_dir=str(revised)), ws, repo_root=tmp_path / "ws")
 
 
 @pytest.mark.parametrize(
@@ -53,7 +71,7 @@ def test_form_c_repo_dir_drops_symlinks(toy_tasks, tmp_path):
         ({"functions": {"calc/ops.py": {"add_scaled": "def add_scaled(:\n"}}}, "does not parse"),
         ({"functions": {"calc/ops.py": {"add_scaled": "x = 1\n"}}}, "no definition"),
         ({"diff": "--- a/nope.py\n+++ b/nope.py\n@@ -1 +1 @@\n-a\n+b\n"}, "does not apply"),
-        ({"repo_dir": "/definitely/not/here"}, "not a folder"),
+        ({"repo_dir": "/definitely/not/here"}, "--repo-root"),
         ({"error": "rate limited"}, "generation failed"),
     ],
 )
@@ -88,3 +106,23 @@ def test_content_hash_ignores_metadata():
     assert a.content_hash() == b.content_hash() != c.content_hash()
 
 
+
+
+def test_form_a_keeps_crlf_and_module_additions(toy_tasks, tmp_path):
+    ws = make_workspace(toy_tasks.task("toy"), tmp_path / "ws")
+    goal = ws / "calc/ops.py"
+    crlf = goal.read_bytes().replace(b"\n", b"\r\n")
+    goal.write_bytes(crlf)
+    code = "def add_scaled(a, b, k):\n    return [x + _mul(k, y) for x, y in zip(a, b)]\n"
+    apply_prediction(_pred(functions={"calc/ops.py": {"add_scaled": code, "<module>": "import operator\n\n"
+                                                      "def _mul(k, y):\n    return operator.mul(k, y)\n"}}), ws)
+    text = goal.read_bytes()
+    assert b"import operator\r\n" in text and b"def _mul(k, y):\r\n" in text
+    assert text.count(b"\n") == text.count(b"\r\n")
+
+
+def test_form_a_on_a_file_that_is_not_text_is_invalid(toy_tasks, tmp_path):
+    ws = make_workspace(toy_tasks.task("toy"), tmp_path / "ws")
+    (ws / "calc/blob.py").write_bytes(b"\xff\xfe\x00binary")
+    with pytest.raises(InvalidPrediction, match=r"calc/blob\.py: .*utf-8"):
+        apply_prediction(_pred(functions={"calc/blob.py": {"f": "def f():\n    return 1\n"}}), ws)

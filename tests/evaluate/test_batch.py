@@ -1,7 +1,7 @@
 import json
 
 from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
-from lmrbench.evaluate.models import Status
+from lmrbench.records import Status
 from lmrbench.solvers.builtin import reference_prediction, stub_prediction
 
 GOOD = "def add_scaled(a, b, k):\n    return [x + k * y for x, y in zip(a, b)]\n"
@@ -20,7 +20,7 @@ def test_bad_lines_become_invalid_predictions_and_the_run_goes_on(toy_tasks, tmp
     preds, invalid = load_predictions(path, toy_tasks)
     assert len(preds) == 1
     reasons = [e.reason for e in invalid]
-    assert reasons[0].startswith("predictions line 1: not a JSON object")
+    assert reasons[0].startswith("predictions line 1: not valid JSON")
     assert "line 2: unknown instance" in reasons[1] and "nope" in reasons[1]
     assert "line 3: field '<line>'" in reasons[2] or "line 3:" in reasons[2]
     out = tmp_path / "evaluations.jsonl"

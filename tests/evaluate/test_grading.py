@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from lmrbench.evaluate.grading import grade, legacy_verdict
-from lmrbench.evaluate.models import Status
+from lmrbench.records import Status
 
 NONCE = "n0"
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from lmrbench.evaluate.batch import evaluate_predictions
-from lmrbench.evaluate.models import Prediction, Status
 from lmrbench.evaluate.runner import EvalConfig, evaluate_one
+from lmrbench.records import Prediction, Status
 from lmrbench.sandbox import LocalSandbox, SandboxConfig
 from lmrbench.solvers.builtin import reference_prediction
 
@@ -236,3 +236,261 @@ def test_batch_contains_every_attack_and_carries_on(toy_tasks, tmp_path):
     assert by_model == {"hostile-loop": Status.TIMEOUT, "hostile-exit": Status.FAILED,
                         "hostile-kill-parent": Status.FAILED, "reference": Status.PASSED}
     assert os.path.getsize(out) > 0
+
+
+# --- host writes: links and special files made by a prediction are refused before the harness touches them ---
+
+def _diff_adding_symlink(path: str, target: str) -> str:
+    return (f"diff --git a/{path} b/{path}\nnew file mode 120000\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n"
+            f"+{target}\n\\ No newline at end of file\n")
+
+
+def _diff_replacing_with_symlink(path: str, old: str, target: str) -> str:
+    old_lines = old.splitlines()
+    minus = "".join(f"-{ln}\n" for ln in old_lines)
+    return (f"diff --git a/{path} b/{path}\ndeleted file mode 100644\n--- a/{path}\n+++ /dev/null\n"
+            f"@@ -1,{len(old_lines)} +0,0 @@\n{minus}" + _diff_adding_symlink(path, target))
+
+
+def test_diff_symlink_over_protected_file_is_not_written_through(toy_tasks, tmp_path):
+    task = toy_tasks.task("toy")
+    host_file = tmp_path / "host-file.txt"
+    host_file.write_text("host original\n")
+    diff = _diff_replacing_with_symlink("calc/data.txt", (task.repo_dir / "calc/data.txt").read_text(),
+                                        str(host_file))
+    ws = tmp_path / "probe"
+    from lmrbench.evaluate.apply import _apply_diff, make_workspace  # the attack itself: git makes the link
+    make_workspace(task, ws)
+    _apply_diff(diff, ws)
+    assert (ws / "calc/data.txt").is_symlink()  # without the check, restore_protected would write through it
+    ev = _eval(toy_tasks, tmp_path, Prediction(instance_id="toy/1", model="hostile-symlink-restore", diff=diff))
+    assert ev.status is Status.INVALID and "calc/data.txt" in ev.reason and "symlink" in ev.reason
+    assert host_file.read_text() == "host original\n"
+
+
+def test_diff_symlinked_hidden_tests_folder_is_refused_and_the_run_goes_on(toy_tasks, tmp_path):
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (target / "keep.txt").write_text("keep")
+    task = toy_tasks.task("toy")
+    preds = [Prediction(instance_id="toy/1", model="hostile-hidden-link", diff=_diff_adding_symlink(
+        "_hidden_tests", str(target))), reference_prediction(task, task.implementation(1))]
+    evals = evaluate_predictions(preds, toy_tasks, tmp_path / "e.jsonl", tmp_path / "w", tmp_path / "l")
+    by_model = {e.model: e for e in evals}
+    assert by_model["hostile-hidden-link"].status is Status.INVALID
+    assert "_hidden_tests" in by_model["hostile-hidden-link"].reason
+    assert by_model["reference"].status is Status.PASSED
+    assert (target / "keep.txt").read_text() == "keep"  # rmtree never reached through the link
+
+
+def test_diff_symlink_to_golden_file_is_refused(toy_tasks, tmp_path):
+    golden = toy_tasks.task("toy").root / "golden_files" / "ops_golden.py"
+    ev = _eval(toy_tasks, tmp_path, Prediction(instance_id="toy/1", model="hostile-golden-link",
+                                               diff=_diff_adding_symlink("leak.py", str(golden))))
+    assert ev.status is Status.INVALID and "leak.py" in ev.reason
+
+
+def _revised(toy_tasks, tmp_path) -> Path:
+    from lmrbench.evaluate.apply import make_workspace
+
+    revised = make_workspace(toy_tasks.task("toy"), tmp_path / "root" / "revised")
+    (revised / "calc/ops.py").write_text(_fn(f"return {RIGHT}"))
+    return revised
+
+
+def _eval_repo(toy_tasks, tmp_path, repo_dir: Path | str, root: Path | None):
+    task = toy_tasks.task("toy")
+    cfg = EvalConfig(repo_root=root)
+    pred = Prediction(instance_id="toy/1", model="hostile-repo", repo_dir=str(repo_dir))
+    return evaluate_one(task, task.implementation(1), pred, tmp_path / "work", tmp_path / "logs", cfg)
+
+
+def test_repo_dir_hard_link_to_host_canary_is_refused(toy_tasks, tmp_path):
+    canary = tmp_path / "canary.txt"
+    canary.write_text("host secret")
+    revised = _revised(toy_tasks, tmp_path)
+    os.link(canary, revised / "calc" / "leak.txt")
+    assert (revised / "calc" / "leak.txt").read_text() == "host secret"  # the link reaches the canary
+    ev = _eval_repo(toy_tasks, tmp_path, revised, tmp_path / "root")
+    assert ev.status is Status.INVALID and "hard link" in ev.reason and "leak.txt" in ev.reason
+
+
+def test_repo_dir_fifo_is_refused_without_blocking(toy_tasks, tmp_path):
+    revised = _revised(toy_tasks, tmp_path)
+    os.mkfifo(revised / "calc" / "pipe")
+    ev = _eval_repo(toy_tasks, tmp_path, revised, tmp_path / "root")
+    assert ev.status is Status.INVALID and "special file" in ev.reason and ev.duration_s < 10
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_repo_dir_device_file_is_refused(toy_tasks, tmp_path):
+    import stat
+
+    revised = _revised(toy_tasks, tmp_path)
+    os.mknod(revised / "calc" / "zero", stat.S_IFCHR | 0o666, os.makedev(1, 5))  # like /dev/zero: endless
+    ev = _eval_repo(toy_tasks, tmp_path, revised, tmp_path / "root")
+    assert ev.status is Status.INVALID and "special file" in ev.reason
+
+
+def test_repo_dir_outside_the_root_or_special_is_refused(toy_tasks, tmp_path):
+    revised = _revised(toy_tasks, tmp_path)
+    assert _eval_repo(toy_tasks, tmp_path, revised, tmp_path / "root").status is Status.PASSED  # honest: fine
+    (tmp_path / "root" / "to-proc").symlink_to("/proc")
+    cases = [(revised, None, "--repo-root"), ("/proc", None, "--repo-root"),
+             (tmp_path / "root" / "to-proc", tmp_path / "root", "not under the repo root"),
+             ("/proc/self", Path("/"), "special folder"), ("/dev", Path("/"), "special folder")]
+    for repo_dir, root, why in cases:
+        ev = _eval_repo(toy_tasks, tmp_path, repo_dir, root)
+        assert ev.status is Status.INVALID and why in ev.reason, (repo_dir, ev.reason)
+
+
+# --- one line must not stop the run ---
+
+def _batch(toy_tasks, tmp_path, lines: list[str]):
+    from lmrbench.evaluate.batch import load_predictions
+
+    path = tmp_path / "predictions.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    preds, invalid = load_predictions(path, toy_tasks)
+    return evaluate_predictions(preds, toy_tasks, tmp_path / "e.jsonl", tmp_path / "w", tmp_path / "l",
+                                extra=invalid)
+
+
+def _reference_line(toy_tasks, model: str = "reference") -> str:
+    task = toy_tasks.task("toy")
+    pred = reference_prediction(task, task.implementation(1))
+    return pred.model_copy(update={"model": model}).model_dump_json()
+
+
+def test_100000_deep_json_line_is_one_invalid_result(toy_tasks, tmp_path):
+    deep = '{"instance_id": "toy/1", "model": "deep", "meta": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    evals = _batch(toy_tasks, tmp_path, [deep, _reference_line(toy_tasks)])
+    statuses = sorted(e.status.value for e in evals)
+    assert statuses == ["invalid_prediction", "passed"]
+    assert any("line 1" in e.reason for e in evals if e.status is Status.INVALID)
+
+
+def test_lone_surrogate_and_over_long_lines_are_one_invalid_result_each(toy_tasks, tmp_path):
+    from lmrbench.jsonl import read_records
+
+    bad = '{"instance_id": "toy/1", "model": "a\\ud800b", "functions": {}}'
+    evals = _batch(toy_tasks, tmp_path, [bad, _reference_line(toy_tasks)])
+    assert sorted(e.status.value for e in evals) == ["invalid_prediction", "passed"]
+    path = tmp_path / "long.jsonl"
+    path.write_text('{"a": "' + "x" * 5000 + '"}\n{"b": 1}\n')
+    recs = list(read_records(path, max_line_bytes=1000))
+    assert recs[0].obj is None and "longer than" in recs[0].error and recs[1].obj == {"b": 1}
+
+
+def test_320_character_model_name_is_hashed_in_file_names(toy_tasks, tmp_path):
+    model = "m" * 320
+    evals = _batch(toy_tasks, tmp_path, [_reference_line(toy_tasks, model)])
+    assert [e.status for e in evals] == [Status.PASSED] and evals[0].model == model
+    assert len(Path(evals[0].log_path).name) < 200
+
+
+def test_100000_term_expression_is_one_invalid_result(toy_tasks, tmp_path):
+    body = "return " + " + ".join(["1"] * 100_000)
+    evals = evaluate_predictions([_pred("expr", body), _pred("ok", f"return {RIGHT}")], toy_tasks,
+                                 tmp_path / "e.jsonl", tmp_path / "w", tmp_path / "l")
+    by_model = {e.model: e for e in evals}
+    assert by_model["hostile-expr"].status is Status.INVALID and "Recursion" in by_model["hostile-expr"].reason
+    assert by_model["hostile-ok"].status is Status.PASSED
+
+
+def test_deeply_nested_or_huge_results_file_cannot_stop_grading(toy_tasks, tmp_path):
+    write = """
+import os
+out = os.environ["LMRBENCH_RESULTS"]
+with open(out, "w") as fh:
+    fh.write({payload})
+os._exit(0)
+"""
+    deep = _pred("deep-results", write.format(payload='"[" * 200000 + "]" * 200000'))
+    huge = _pred("huge-results", write.format(payload='"[" + "0," * 9_000_000 + "0]"'))  # 18 MB > 16 MB cap
+    evals = evaluate_predictions([deep, huge, _pred("ok", f"return {RIGHT}")], toy_tasks, tmp_path / "e.jsonl",
+                                 tmp_path / "w", tmp_path / "l", EvalConfig(timeout_s=60))
+    by_model = {e.model: e.status for e in evals}
+    assert by_model == {"hostile-deep-results": Status.FAILED, "hostile-huge-results": Status.FAILED,
+                        "hostile-ok": Status.PASSED}
+
+
+def test_results_file_replaced_by_a_link_to_a_host_file_is_not_read(toy_tasks, tmp_path):
+    forged = tmp_path / "forged.json"
+    forged.write_text('{"nonce": "x", "exitstatus": 0, "tests": [], "collect_errors": []}')
+    body = f"""
+import os
+out = os.environ["LMRBENCH_RESULTS"]
+os.symlink({str(forged)!r}, out)
+os._exit(0)
+"""
+    ev = _eval(toy_tasks, tmp_path, _pred("results-link", body))
+    assert ev.status is Status.FAILED and "no structured results" in ev.reason
+
+
+# --- reports and read-back ---
+
+def test_huge_output_is_tail_capped_in_reports(toy_tasks, tmp_path):
+    from lmrbench.report.bundle import LOG_TAIL_BYTES, collect, write_all
+
+    # printed output of a failing test lands in the log (pytest shows captured output)
+    body = "import sys\nfor _ in range(20):\n    sys.stdout.write('y' * (1024 * 1024) + '\\n')\nreturn None"
+    run = tmp_path / "run"
+    pred = _pred("chatty", body)
+    (run).mkdir()
+    (run / "predictions.jsonl").write_text(pred.model_dump_json() + "\n")
+    evaluate_predictions([pred], toy_tasks, run / "evaluations.jsonl", run / "work", run / "logs")
+    logs = list((run / "logs").glob("*.log"))
+    assert logs and logs[0].stat().st_size > 20 * 1024 * 1024  # the output really was that big
+    data = collect([run], toy_tasks)
+    assert len(data.drills[0].log_tail) <= LOG_TAIL_BYTES
+    files = write_all(data, run)
+    for f in files:
+        assert f.stat().st_size < 1024 * 1024, f
+
+
+def test_report_does_not_follow_a_forged_log_path(toy_tasks, tmp_path):
+    from lmrbench.report.bundle import collect
+
+    canary = tmp_path / "host-secret.txt"
+    canary.write_text("TOP-SECRET-CANARY")
+    run = tmp_path / "run"
+    pred = _pred("ok", f"return {RIGHT}")
+    run.mkdir()
+    (run / "predictions.jsonl").write_text(pred.model_dump_json() + "\n")
+    evals = evaluate_predictions([pred], toy_tasks, run / "evaluations.jsonl", run / "work", run / "logs")
+    forged = evals[0].model_copy(update={"log_path": str(canary)})
+    (run / "evaluations.jsonl").write_text(forged.model_dump_json() + "\n")
+    drill = collect([run], toy_tasks).drills[0]
+    assert "TOP-SECRET-CANARY" not in drill.log_tail and "outside the run directory" in drill.log_tail
+    link = run / "logs" / "link.log"
+    link.symlink_to(canary)
+    (run / "evaluations.jsonl").write_text(forged.model_copy(update={"log_path": str(link)}).model_dump_json() + "\n")
+    assert "TOP-SECRET-CANARY" not in collect([run], toy_tasks).drills[0].log_tail
+
+
+def test_from_dirs_does_not_follow_a_symlink_to_a_home_canary(toy_tasks, tmp_path):
+    from lmrbench.external import export_workspaces, predictions_from_dirs
+
+    canary = Path.home() / f".lmrbench-canary-{uuid.uuid4().hex}"
+    canary.write_text("HOME-CANARY-CONTENT")
+    try:
+        ws = export_workspaces(toy_tasks, tmp_path / "ws")[0]
+        (ws / "calc" / "notes.txt").symlink_to(canary)
+        preds = predictions_from_dirs(toy_tasks, tmp_path / "ws", "agent")
+        assert (ws / "calc" / "notes.txt").read_text() == "HOME-CANARY-CONTENT"  # following it would leak
+        assert len(preds) == 1 and preds[0].meta.skipped_symlinks == ["calc/notes.txt"]
+        assert "HOME-CANARY-CONTENT" not in preds[0].model_dump_json()
+    finally:
+        canary.unlink()
+
+
+def test_full_isolation_refuses_the_whole_run_before_any_item(toy_tasks, tmp_path):
+    from lmrbench.sandbox import IsolationError
+
+    task = toy_tasks.task("toy")
+    cfg = EvalConfig(sandbox=SandboxConfig(isolation="full", cgroups="off"))
+    with pytest.raises(IsolationError):
+        evaluate_predictions([reference_prediction(task, task.implementation(1))], toy_tasks,
+                             tmp_path / "e.jsonl", tmp_path / "w", tmp_path / "l", cfg)
+    assert not (tmp_path / "e.jsonl").exists() or not (tmp_path / "e.jsonl").read_text().strip()

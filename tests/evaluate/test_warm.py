@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from lmrbench.evaluate.models import Prediction, Status
+from lmrbench.authoring.validate import ValidateConfig, validate
 from lmrbench.evaluate.runner import EvalConfig, evaluate_one
 from lmrbench.evaluate.warm import evaluate_warm
+from lmrbench.records import Prediction, Status
 from lmrbench.solvers.builtin import code_prediction, reference_prediction, stub_prediction
-from lmrbench.validate import ValidateConfig, validate
 
 
 def _fn(model: str, body: str) -> Prediction:

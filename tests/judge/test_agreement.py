@@ -1,7 +1,7 @@
 import math
 
 from lmrbench.judge.agreement import agreement, agreement_table, cohen_kappa, load_labels
-from lmrbench.judge.models import HumanLabel, Judgment, JudgmentStatus
+from lmrbench.records import HumanLabel, Judgment, JudgmentStatus
 
 A = [1, 2, 3, 3, 2, 1, 3, 3]
 B = [1, 2, 3, 2, 2, 1, 3, 1]

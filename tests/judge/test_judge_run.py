@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from lmrbench.evaluate.models import Prediction
 from lmrbench.jsonl import JsonlWriter
-from lmrbench.judge.models import JudgmentStatus
 from lmrbench.judge.run import JUDGE_PROMPT_VERSION, judge_run, load_judgments, majority
 from lmrbench.models.base import Message, ModelError
 from lmrbench.models.fake import FakeModel
+from lmrbench.records import JudgmentStatus, Prediction
 
 RIGHT = "def add_scaled(a, b, k):\n    return [x + k * y for x, y in zip(a, b)]\n"
 WRONG = "def add_scaled(a, b, k):\n    return [x - k * y for x, y in zip(a, b)]\n"
@@ -58,7 +57,7 @@ def test_failures_are_recorded_never_graded_and_provider_errors_retried(toy_task
 
 
 def test_majority_vote_and_ties():
-    from lmrbench.judge.models import Judgment
+    from lmrbench.records import Judgment
 
     def j(cat, name):
         return Judgment(instance_id="t/1", model="m", sample=0, judge=name, prompt_version="v", key=name,
@@ -68,3 +67,30 @@ def test_majority_vote_and_ties():
     assert majority([j(3, "a"), j(2, "b")]) == 2  # a tie goes to the stricter category
     assert majority([]) is None
     assert load_judgments(__import__("pathlib").Path("/nonexistent")) == []
+
+
+def test_every_sample_and_model_is_judged_even_with_the_same_code(toy_tasks, tmp_path):
+    run = tmp_path / "run"
+    write_predictions(run, [RIGHT])
+    judge = FakeModel(verdict_by_code, name="fake-judge")
+    assert [(j.model, j.sample) for j in judge_run(run, toy_tasks, [judge])] == [("cand", 0)]
+    writer = JsonlWriter(run / "predictions.jsonl")  # a second sample and another model, with the same code
+    same = {"calc/ops.py": {"add_scaled": RIGHT}}
+    writer.write(Prediction(instance_id="toy/1", model="cand", sample=1, functions=same))
+    writer.write(Prediction(instance_id="toy/1", model="other", functions=same))
+    again = judge_run(run, toy_tasks, [judge])
+    assert sorted((j.model, j.sample) for j in again) == [("cand", 1), ("other", 0)]
+    assert len({j.key for j in load_judgments(run / "judgments.jsonl")}) == 3
+    assert judge_run(run, toy_tasks, [judge]) == []  # and each is cached under its own key
+
+
+def test_the_judge_sees_the_helpers_the_answer_added(toy_tasks, tmp_path):
+    run = tmp_path / "run"
+    helper = "def _scale(k, y):\n    return k * y\n"
+    code = "def add_scaled(a, b, k):\n    return [x + _scale(k, y) for x, y in zip(a, b)]\n"
+    JsonlWriter(run / "predictions.jsonl").write(Prediction(
+        instance_id="toy/1", model="cand", functions={"calc/ops.py": {"add_scaled": code, "<module>": helper}}))
+    judge = FakeModel(['{"category": 3, "rationale": "ok"}'], name="fake-judge")
+    judge_run(run, toy_tasks, [judge])
+    candidate = judge.requests[0][-1].content.split("# Candidate implementation")[1]
+    assert "def add_scaled" in candidate and "def _scale(k, y)" in candidate

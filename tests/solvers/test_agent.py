@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from lmrbench.evaluate.models import Status
-from lmrbench.evaluate.runner import evaluate_one
+from lmrbench.evaluate.runner import EvalConfig, evaluate_one
 from lmrbench.models.base import ModelResponse
 from lmrbench.models.fake import FakeModel, tool_call
 from lmrbench.papers import paper_text
+from lmrbench.records import Status
 from lmrbench.solvers.agent import AgentLimits, agent_prediction
 from lmrbench.tasks.loader import load_tasks
 
@@ -30,7 +30,9 @@ def _episode(tmp_path, script, limits=None):
     fake = FakeModel(script, name="fake/agent")
     pred = agent_prediction(task, impl, fake, paper_text(task, tmp_path / "np"), tmp_path / "run",
                             limits or AgentLimits(max_steps=8))
-    ev = evaluate_one(task, impl, pred, tmp_path / "w", tmp_path / "l")
+    # the agent leaves its final workspace in run/workspaces/: the root its repo_dir predictions are read under
+    ev = evaluate_one(task, impl, pred, tmp_path / "w", tmp_path / "l",
+                      EvalConfig(repo_root=tmp_path / "run" / "workspaces"))
     return task, impl, pred, ev, fake
 
 
@@ -44,9 +46,9 @@ def test_agent_writing_the_reference_passes(tmp_path):
         ModelResponse(tool_calls=[tool_call("submit", "c3")]),
     ]
     _task, impl, pred, ev, fake = _episode(tmp_path, script)
-    assert pred.meta["exit"] == "submitted" and pred.meta["steps"] == 3
+    assert pred.meta.exit == "submitted" and pred.meta.steps == 3
     assert ev.status is Status.PASSED, ev.reason
-    traj = json.loads(open(pred.meta["trajectory"]).read())
+    traj = json.loads(open(pred.meta.trajectory).read())
     observations = [o for s in traj["steps"] for o in s["observations"]]
     assert "Implement" in observations[0] and "[exit code 0]" in observations[0]
     # the model saw the tool output as a tool message on the next call
@@ -62,7 +64,7 @@ def test_agent_cannot_see_reference_or_hidden_tests(tmp_path):
         ModelResponse(tool_calls=[tool_call("submit", "c2")]),
     ]
     _, _, pred, ev, _ = _episode(tmp_path, script)
-    traj = json.loads(open(pred.meta["trajectory"]).read())
+    traj = json.loads(open(pred.meta.trajectory).read())
     obs = traj["steps"][0]["observations"][0]
     assert ("No such file" in obs and "token=\n" in obs) or obs.rstrip().endswith("token=")
     assert ev.status is Status.FAILED  # nothing implemented
@@ -71,7 +73,7 @@ def test_agent_cannot_see_reference_or_hidden_tests(tmp_path):
 def test_text_format_fallback_and_step_limit(tmp_path):
     script = [ModelResponse(content="Let me look.\n```bash\nls\n```")] * 10
     _, _, pred, ev, fake = _episode(tmp_path, script, AgentLimits(max_steps=3, native_tools=False))
-    assert pred.meta["exit"] == "limit: step limit (3)" and len(fake.requests) == 3
+    assert pred.meta.exit == "limit: step limit (3)" and len(fake.requests) == 3
     assert ev.status is Status.FAILED
 
 
@@ -79,5 +81,5 @@ def test_malformed_tool_call_is_reported_to_the_model(tmp_path):
     bad = ModelResponse(tool_calls=[tool_call("bash", "c1")])  # no command
     script = [bad, ModelResponse(content="SUBMIT")]
     _, _, pred, _, fake = _episode(tmp_path, script)
-    assert pred.meta["exit"] == "submitted"
+    assert pred.meta.exit == "submitted"
     assert "bad tool call" in fake.requests[1][-1].content

@@ -61,13 +61,14 @@ def test_nested_helpers_and_missing_imports_and_top_level_helpers():
            "    return _norm(inner(x)) + Counter(y)['a']\n```")
     found = extract_targets(ans, ["score"], GOAL)
     assert "def inner" in found.definitions["score"]
-    assert found.helpers == {"_norm": "def _norm(v):\n    return math.sqrt(v)"}
-    assert found.imports == ["import math", "from collections import Counter"]
+    assert found.members == {}
+    assert found.module == ("import math\nfrom collections import Counter\n\n"
+                            "def _norm(v):\n    return math.sqrt(v)\n")
 
 
 def test_existing_imports_are_not_repeated():
     ans = "```python\nimport torch\n\ndef score(x, y):\n    return torch.tensor(x)\n```"
-    assert extract_targets(ans, ["score"], GOAL).imports == []
+    assert extract_targets(ans, ["score"], GOAL).module == ""
 
 
 def test_bare_code_without_fences_and_prose_before_it():
@@ -102,3 +103,19 @@ def test_nothing_usable_is_an_error(answer):
 def test_blocks_in_other_languages_come_last():
     blocks = candidate_blocks("```bash\nls\n```\n```python\nx = 1\n```")
     assert blocks[0] == "x = 1\n"
+
+
+def test_every_builtin_golden_file_as_an_answer_splices_back_to_itself():
+    """A whole reference file as the answer: lossless means exactly the reference, through both paths."""
+    from lmrbench.external import goal_functions
+    from lmrbench.tasks.loader import load_tasks
+    from lmrbench.tasks.source import splice_functions
+
+    ts = load_tasks()
+    for impl in ts.instances():
+        goal = (ts.task(impl.task_id).repo_dir / impl.goal_file).read_text()
+        assert impl.golden_file is not None
+        golden = impl.golden_file.read_text()
+        answer = f"Here is the whole file:\n```python\n{golden}```\nAll targets are implemented."
+        assert splice_functions(goal, extract_targets(answer, impl.targets, goal).entry()) == golden
+        assert goal_functions(impl, goal, golden) is not None, impl.instance_id  # from-dirs needs no diff

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
-from lmrbench.evaluate.models import Status
 from lmrbench.generate import generate_with_model
 from lmrbench.models.fake import FakeModel
 from lmrbench.papers import paper_text
+from lmrbench.records import Status
 from lmrbench.solvers.prompt import PROMPT_VERSION, build_prompt
 from lmrbench.tasks.loader import load_tasks
 from lmrbench.tasks.source import extract
@@ -49,7 +49,7 @@ def test_fake_answering_with_reference_passes(tmp_path):
     code = "".join(extract(impl.golden_file.read_text(), t) for t in impl.targets)
     prog, preds, evals, _fake = _run(tmp_path, _answer(code))
     assert prog.done == 1 and prog.failures == 0 and prog.usage.calls == 1
-    assert preds[0].meta["prompt_version"] == PROMPT_VERSION and preds[0].meta["paper_source"] == "description"
+    assert preds[0].meta.prompt_version == PROMPT_VERSION and preds[0].meta.paper_source == "description"
     assert [e.status for e in evals] == [Status.PASSED]
 
 

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from lmrbench.tasks.lint import lint
+from lmrbench.authoring.lint import lint
 from lmrbench.tasks.loader import load_tasks
 from lmrbench.tasks.schema import Layout
 
@@ -67,23 +67,26 @@ def test_each_quirk_is_reported(tmp_path):
     make_original(tmp_path, "04-NoRepo", {"repo_folder_name": "gone"}, {})
     make_original(tmp_path, "05-GoalIsTest", {"impl": {"goal_file": "unit_test/unit_test_1.py"}}, {})
     make_original(tmp_path, "06-BadTestName", {"impl": {"unit_test_file": "unit_test/unit_test_9.py"}},
-                  {"repo/unit_test/unit_test.py": TEST})
+                  {"repo/unit_test/unit_test.py": TEST, "repo/unit_test/unit_test_1.py": None})
     make_original(tmp_path, "07-GoldenInside", {}, {"repo/losses_golden.py": GOLDEN})
     make_original(tmp_path, "08-BodyElsewhere", {}, {"repo/vendor/lib.py": "def other(x):\n    y = x * 2\n"
                                                                          "    return y + 1\n"})
     make_original(tmp_path, "09-EmptyPaper", {}, {"repo/paper.json": None, "repo/paper.pdf": b""})
     make_original(tmp_path, "10-NoGoalFunction", {"impl": {"goal_function": None, "class_name": None}}, {})
     (tmp_path / "11-ZeroByteRepo").mkdir()
-    (tmp_path / "11-ZeroByteRepo" / "info.json").write_text(json.dumps({"repo_folder_name": "repo"}))
+    (tmp_path / "11-ZeroByteRepo" / "info.json").write_text(json.dumps({"repo_folder_name": "repo",
+                                                                        "implementations": [{"index": 1}]}))
     (tmp_path / "11-ZeroByteRepo" / "repo").write_bytes(b"")
     make_original(tmp_path, "12-PdfOnly", {}, {"repo/paper.json": None, "repo/paper.pdf": b"%PDF-1.4 fake"})
-    make_original(tmp_path, "13-Cuda", {}, {"repo/model.py": "import torch\nx = torch.zeros(1).cuda()\n"})
+    make_original(tmp_path, "13-Cuda", {}, {"repo/model.py": "import torch\nx = torch.zeros(1).cuda()\n",
+                                            "repo/losses.py": "import model\n" + MASKED})
     ts = load_tasks(tmp_path)
     problems = lint(ts)
     assert {(1, "missing-category"), (None, "schema-drift"), (1, "schema-drift")} <= _kinds(problems, "02-drift")
     assert ts.task("02-drift").implementations[0].retrieval_context == ["a.py"]
     assert (None, "lfs-pointer") in _kinds(problems, "03-lfs")
     assert (None, "missing-repo") in _kinds(problems, "04-norepo")
+    assert "does not exist" in ts.task("04-norepo").defect  # loads, so that each implementation is an error
     assert (1, "goal-is-test-file") in _kinds(problems, "05-goalistest")
     assert (1, "missing-unit-test-file") in _kinds(problems, "06-badtestname")
     assert ts.task("06-badtestname").implementations[0].unit_test_file == "unit_test/unit_test.py"
@@ -95,7 +98,45 @@ def test_each_quirk_is_reported(tmp_path):
     assert (None, "paper-pdf-only") in _kinds(problems, "12-pdfonly")
     assert (None, "needs-gpu-or-hub") in _kinds(problems, "13-cuda")
     # one line each, with task, implementation, kind and detail
-    line = next(p for p in problems if p.kind == "lfs-pointer").line()
+    line = next(p for p in problems if p.kind == "lfs-pointer").line()  # one line per task, with the files
     assert line.startswith("03-lfs\terror\tlfs-pointer\t") and "tensors/x.pt" in line
-    # the clean tasks in between are untouched: every loadable task loaded
-    assert len(ts.tasks) == 10  # 12 folders, less the two without a repository
+    assert "empty file" in ts.task("11-zerobyterepo").defect
+    # the clean tasks in between are untouched: every task loaded, those without a repository with their defect
+    assert len(ts.tasks) == 12
+
+
+def test_lint_finds_what_matters(tmp_path):
+    cuda = "import torch\nx = torch.zeros(1).cuda()\n"
+    test = TEST.replace("from losses import loss", "from losses import loss\nimport pickle\n"
+                        "d = pickle.load(open('unit_test/data/in.pkl', 'rb'))\ne = open('tensors/out.pt', 'rb')\n"
+                        "import golden_files.losses_golden")
+    make_original(tmp_path, "01-Reach", {}, {
+        "repo/unit_test/unit_test_1.py": test,
+        "repo/losses.py": "import helpers\n" + MASKED,
+        "repo/helpers.py": cuda,  # reached by the test through losses.py
+        "repo/unused.py": cuda,  # reached by nothing: no warning
+        "repo/vendor/other.py": cuda,
+        "repo/unit_test/data/in.pkl": "version https://git-lfs.github.com/spec/v1\noid sha256:0\n"})
+    make_original(tmp_path, "02-Logs", {}, {"repo/unit_test/unit_test_2.py": TEST.replace("unit_test_1.log",
+                                                                                          "unit_test.log"),
+                                            "repo/unit_test/unit_test_1.py": TEST.replace("unit_test_1.log",
+                                                                                          "unit_test.log")})
+    info = json.loads((tmp_path / "02-Logs" / "info.json").read_text())
+    info["implementations"].append(dict(info["implementations"][0], index=2,
+                                        unit_test_file="unit_test/unit_test_2.py"))
+    (tmp_path / "02-Logs" / "info.json").write_text(json.dumps(info))
+    long_golden = ("def loss(x):\n    total = 0\n    for i in range(len(x)):\n        total = total + x[i] * 2\n"
+                   "    mean = total / max(1, len(x))\n    return mean.clamp(min=0).softmax(dim=-1)\n")
+    renamed = long_golden.replace("def loss", "def other").replace("total", "acc").replace("mean", "m")
+    make_original(tmp_path, "03-Near", {}, {"golden_files/losses_golden.py": long_golden,
+                                            "repo/vendor/lib.py": renamed})
+    problems = lint(load_tasks(tmp_path))
+    gpu = [p for p in problems if p.kind == "needs-gpu-or-hub"]
+    assert len(gpu) == 1 and gpu[0].task == "01-reach" and "helpers.py" in gpu[0].detail
+    assert "unused.py" not in gpu[0].detail and "vendor" not in gpu[0].detail
+    kinds = _kinds(problems, "01-reach")
+    assert {(1, "lfs-fixture"), (1, "missing-fixture"), (1, "test-reads-golden")} <= kinds
+    assert (None, "log-name-collision") in _kinds(problems, "02-logs")
+    assert {(1, "log-name-mismatch"), (2, "log-name-mismatch")} <= _kinds(problems, "02-logs")
+    near = [p for p in problems if p.kind == "body-near-elsewhere"]
+    assert [p.task for p in near] == ["03-near"] and "vendor/lib.py" in near[0].detail

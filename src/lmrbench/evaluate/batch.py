@@ -9,53 +9,69 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from lmrbench.evaluate.models import Evaluation, Prediction, Status
-from lmrbench.evaluate.runner import EvalConfig, evaluate_one, evaluation_key, task_hash
-from lmrbench.jsonl import JsonlWriter, read_lines
-from lmrbench.sandbox import LocalSandbox
+from lmrbench.evaluate.runner import EvalConfig, SandboxPool, evaluate_one, evaluation_key, task_hash
+from lmrbench.jsonl import JsonlWriter, Record, read_lines, read_records
+from lmrbench.records import Evaluation, Prediction, Status
+from lmrbench.rundir import RunDir
 from lmrbench.tasks.loader import TaskSet
+from lmrbench.tasks.schema import Implementation, Task
 
 Progress = Callable[[Evaluation], None]
 
 
+def _short(value: object, n: int = 200) -> str:
+    """A field of a bad line, safe to record: valid UTF-8, at most `n` characters."""
+    return str(value)[:n].encode("utf-8", errors="replace").decode("utf-8")
+
+
 def _invalid(line_no: int, reason: str, raw: dict | None) -> Evaluation:
     raw = raw or {}
-    iid = str(raw.get("instance_id", f"<line {line_no}>"))
+    iid = _short(raw.get("instance_id", f"<line {line_no}>"))
     task_id, _, idx = iid.rpartition("/")
-    key = hashlib.sha256(f"invalid|{line_no}|{reason}|{raw}".encode()).hexdigest()
+    sample = _short(raw.get("sample", 0), 12)
+    key = hashlib.sha256(f"invalid|{line_no}|{_short(reason, 2000)}|{_short(raw, 10_000)}".encode()).hexdigest()
     return Evaluation(
         instance_id=iid, task_id=task_id or iid, index=int(idx) if idx.isdigit() else 0,
-        model=str(raw.get("model", "?")), sample=int(raw.get("sample", 0)) if str(raw.get("sample", 0)).isdigit()
-        else 0, key=key, status=Status.INVALID, reason=f"predictions line {line_no}: {reason}",
+        model=_short(raw.get("model", "?")), sample=int(sample) if sample.isdigit() else 0,
+        key=key, status=Status.INVALID, reason=f"predictions line {line_no}: {_short(reason, 2000)}",
     )
+
+
+def _parse(rec: Record, tasks: TaskSet) -> Prediction | Evaluation:
+    """One line: a prediction, or the INVALID evaluation that says why not."""
+    if rec.obj is None:
+        return _invalid(rec.line_no, rec.error or "not a JSON object", None)
+    try:
+        pred = Prediction.model_validate(rec.obj)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "<line>"
+        return _invalid(rec.line_no, f"field '{loc}': {first['msg']}", rec.obj)
+    try:
+        tasks.resolve(pred.instance_id)
+    except KeyError as exc:
+        return _invalid(rec.line_no, f"unknown instance: {exc.args[0]}", rec.obj)
+    return pred
 
 
 def load_predictions(path: Path, tasks: TaskSet) -> tuple[list[Prediction], list[Evaluation]]:
     """Valid predictions, and an INVALID evaluation for each line that doesn't parse or names no task."""
     preds: dict[tuple[str, str, int], Prediction] = {}
     invalid = []
-    for n, obj, _ in read_lines(path):
-        if obj is None:
-            invalid.append(_invalid(n, "not a JSON object", None))
-            continue
+    for rec in read_records(path):
         try:
-            pred = Prediction.model_validate(obj)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            loc = ".".join(str(p) for p in first["loc"]) or "<line>"
-            invalid.append(_invalid(n, f"field '{loc}': {first['msg']}", obj))
-            continue
-        try:
-            tasks.resolve(pred.instance_id)
-        except KeyError as exc:
-            invalid.append(_invalid(n, f"unknown instance: {exc.args[0]}", obj))
-            continue
-        preds[(pred.instance_id, pred.model, pred.sample)] = pred  # a later line for the same item wins
+            item = _parse(rec, tasks)
+        except Exception as exc:
+            item = _invalid(rec.line_no, f"cannot read this line: {type(exc).__name__}: {exc}", None)
+        if isinstance(item, Evaluation):
+            invalid.append(item)
+        else:
+            preds[(item.instance_id, item.model, item.sample)] = item  # a later line for the same item wins
     return list(preds.values()), invalid
 
 
 def done_keys(path: Path) -> set[str]:
-    return {obj["key"] for _, obj, _ in read_lines(path) if obj and "key" in obj and "status" in obj}
+    return {obj["key"] for _, obj, _ in read_lines(path) if obj and isinstance(obj.get("key"), str) and "status" in obj}
 
 
 def evaluate_predictions(
@@ -71,7 +87,8 @@ def evaluate_predictions(
 ) -> list[Evaluation]:
     """Evaluate what is not yet in `out` (keyed by content hash) and append the results."""
     config = config or EvalConfig()
-    sandbox = LocalSandbox(config.sandbox)
+    sandboxes = SandboxPool(config)
+    sandboxes.cold.isolation()  # raises IsolationError before any work when 'full' isolation cannot be had
     writer = JsonlWriter(out)
     finished = done_keys(out)
     results: list[Evaluation] = []
@@ -80,23 +97,40 @@ def evaluate_predictions(
             writer.write(ev)
             finished.add(ev.key)
             results.append(ev)
-    digests = {t.task_id: task_hash(t) for t in tasks.tasks}
+    # a task's own environment is part of what decides a verdict: a rebuilt environment re-evaluates
+    digests = {t.task_id: task_hash(t) + (t.env.key if t.env else "") for t in tasks.tasks}
     todo = []
     for pred in preds:
-        task, impl = tasks.resolve(pred.instance_id)
+        try:
+            task, impl = tasks.resolve(pred.instance_id)
+        except KeyError as exc:
+            ev = _invalid(0, f"unknown instance: {exc.args[0]}", pred.model_dump(include={"instance_id", "model"}))
+            if ev.key not in finished:
+                finished.add(ev.key)
+                writer.write(ev)
+                results.append(ev)
+            continue
         key = evaluation_key(digests[task.task_id], pred, config)
         if key not in finished:
             finished.add(key)
             todo.append((task, impl, pred, key))
 
-    def one(item: tuple) -> Evaluation:
+    def one(item: tuple[Task, Implementation, Prediction, str]) -> Evaluation:
         task, impl, pred, key = item
-        return evaluate_one(task, impl, pred, work_dir, log_dir, config, sandbox, key)
+        try:
+            return evaluate_one(task, impl, pred, work_dir, log_dir, config, sandboxes.for_task(task), key)
+        except Exception as exc:
+            return Evaluation(instance_id=impl.instance_id, task_id=task.task_id, index=impl.index,
+                              model=pred.model, sample=pred.sample, key=key, status=Status.ERROR,
+                              reason=f"harness error: {type(exc).__name__}: {_short(exc, 500)}")
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = [pool.submit(one, item) for item in todo]
+        run = RunDir(out.parent)
         for fut in as_completed(futures):
-            ev = fut.result()
+            ev = fut.result()  # paths inside the run folder are stored relative: the folder can be moved
+            ev = ev.model_copy(update={"log_path": run.relative(ev.log_path),
+                                       "outputs_path": run.relative(ev.outputs_path)})
             writer.write(ev)
             results.append(ev)
             if on_result:

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lmrbench.evaluate.models import LegacyVerdict, Status
 from lmrbench.evaluate.probes import (
     ProbeData,
     check_cases,
@@ -18,10 +17,13 @@ from lmrbench.evaluate.probes import (
     read_probe_output,
     task_checks,
 )
+from lmrbench.records import LegacyVerdict, Status
+from lmrbench.safefs import read_beneath, read_file
 from lmrbench.tasks.schema import Task
 
 MAX_FAILURES = 10
 
+MAX_LEGACY_LOG_BYTES = 64 * 1024 * 1024
 MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 
@@ -82,15 +84,26 @@ def grade(
     return Grade(Status.FAILED, passed, total, duration, reason)
 
 
+_EXPECTED: dict[tuple[str, int, int], ProbeData] = {}
+
+
 def load_expected(task: Task, probe_rel: str) -> ProbeData:
-    """The reference's outputs for one probe file (trusted: written by `lmrbench tasks fixtures`)."""
+    """The reference's outputs for one probe file (trusted: written by `lmrbench tasks fixtures`); parsed once
+    per file version."""
     assert task.tests_dir is not None
     rel = str(Path(probe_rel).relative_to(task.tests_dir.relative_to(task.root)))
     path = expected_path(task.tests_dir, rel)
-    data = read_capped(path)
-    if data is None:
+    try:
+        st = path.stat()
+    except OSError:
         return ProbeData(problem=f"no expected outputs at {path} (run `lmrbench tasks fixtures`)")
-    return parse_probe_output(data)
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    if key not in _EXPECTED:
+        data = read_capped(path)
+        if data is None:
+            return ProbeData(problem=f"expected outputs at {path} are unreadable")
+        _EXPECTED[key] = parse_probe_output(data)
+    return _EXPECTED[key]
 
 
 def grade_probe_data(task: Task, probe_rel: str, got: ProbeData, exit_code: int | None, timed_out: bool,
@@ -131,10 +144,16 @@ def grade_probe(task: Task, probe_rel: str, outputs: Path, exit_code: int | None
     return grade_probe_data(task, probe_rel, read_probe_output(outputs), exit_code, timed_out, workspace_modules)
 
 
-def legacy_verdict(log: Path, exit_code: int | None) -> LegacyVerdict:
-    """The original LMR-Bench rule (a 'Passed' and no 'Failed' in the log), and the same plus exit code 0."""
-    if not log.is_file():
+def legacy_verdict(log: Path, exit_code: int | None, root: Path | None = None) -> LegacyVerdict:
+    """The original LMR-Bench rule (a 'Passed' and no 'Failed' in the log), and the same plus exit code 0.
+
+    With `root` (a workspace the candidate wrote to), the log is read below it without following any link, and
+    a link, a special file or a log over MAX_LEGACY_LOG_BYTES counts as no log."""
+    try:
+        data = read_beneath(root, log.relative_to(root), MAX_LEGACY_LOG_BYTES) if root else read_file(
+            log, MAX_LEGACY_LOG_BYTES)
+    except (OSError, ValueError):  # missing, or UnsafePath
         return LegacyVerdict(log_rule=False, strict=False, log_found=False)
-    text = log.read_text(encoding="utf-8", errors="replace")
+    text = data.decode("utf-8", errors="replace")
     rule = "Passed" in text and "Failed" not in text
     return LegacyVerdict(log_rule=rule, strict=rule and exit_code == 0, log_found=True)

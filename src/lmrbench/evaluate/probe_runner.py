@@ -75,7 +75,7 @@ def case(fn=None, *, name=None, params=None, ids=None, compare="close", rtol=1e-
 def _array(arr, dtype_name):
     import numpy as np
 
-    arr = np.ascontiguousarray(arr)
+    arr = np.require(arr, requirements="C")  # (ascontiguousarray would make a 0-d array 1-d)
     if arr.dtype.byteorder == ">":
         arr = arr.astype(arr.dtype.newbyteorder("<"))
     return {"t": "array", "dtype": dtype_name, "store": arr.dtype.str, "shape": list(arr.shape),

@@ -16,25 +16,31 @@ import json
 import secrets
 import shutil
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_workspace, restore_protected
-from lmrbench.evaluate.grading import grade, grade_probe, legacy_verdict
-from lmrbench.evaluate.models import Evaluation, Grading, Prediction, Status
+from lmrbench.evaluate.causes import Cause
+from lmrbench.evaluate.grading import grade, grade_probe
+from lmrbench.evaluate.legacy import legacy_command, legacy_fields, preflight, prepare_logs, refusal
 from lmrbench.evaluate.probes import read_capped
+from lmrbench.jsonl import MAX_DEPTH, within_depth
+from lmrbench.records import Evaluation, Grading, Prediction, Status
 from lmrbench.sandbox import LocalSandbox, Sandbox, SandboxConfig
 from lmrbench.sandbox.base import Isolation
+from lmrbench.sandbox.template import PRELOADABLE, TemplateSandbox
 from lmrbench.tasks.schema import Implementation, Layout, Task
 
 RUNNER = Path(__file__).with_name("probe_runner.py")
 PLUGIN = Path(__file__).with_name("pytest_results_plugin.py")
 EVAL_VERSION = "2"
 KEPT_OUTPUT_BYTES = 8 * 1024 * 1024
+MAX_RESULTS_BYTES = 16 * 1024 * 1024
 
 LAUNCHER = """\
 import os, sys
@@ -54,13 +60,57 @@ class EvalConfig(BaseModel):
     """How evaluations run."""
 
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig, description="Isolation and limits.")
+    path: Literal["template", "cold"] = Field(
+        default="template",
+        description="'template': each evaluation is a child of a pre-warmed template process that isolates itself "
+        "as the cold sandbox would (falls back to cold where the kernel does not allow it); 'cold': a new sandboxed "
+        "interpreter per evaluation. Either way every evaluation has its own sandbox.",
+    )
     keep_workspaces: bool = Field(default=False, description="Keep each evaluation's workspace for debugging.")
     timeout_s: int | None = Field(default=None, ge=1, description="Override every task's own timeout.")
+    repo_root: Path | None = Field(
+        default=None, description="repo_dir predictions are read only under this folder; None rejects them."
+    )
 
     def settings_hash(self) -> str:
         """What in the settings can change a verdict (timeouts, limits, isolation), for evaluation keys."""
-        body = self.model_dump(exclude={"keep_workspaces"})
+        body = self.model_dump(mode="json", exclude={"keep_workspaces", "path", "repo_root"})
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class SandboxPool:
+    """The sandboxes of one run: a template backend per set of preloaded libraries, or the cold backend."""
+
+    def __init__(self, config: EvalConfig) -> None:
+        self.config = config
+        self.cold = LocalSandbox(config.sandbox)
+        self._templates: dict[tuple[str, ...], TemplateSandbox] = {}
+        self._lock = threading.Lock()
+
+    def for_task(self, task: Task) -> Sandbox:
+        """Only the task's declared requirements are preloaded (not torch for a task that does not use it)."""
+        if self.config.path == "cold":
+            return self.cold
+        preload = tuple(p for p in PRELOADABLE if p in task.requirements)
+        with self._lock:
+            if preload not in self._templates:
+                self._templates[preload] = TemplateSandbox(self.config.sandbox, preload)
+            return self._templates[preload]
+
+
+_POOLS: dict[str, SandboxPool] = {}
+
+
+def shared_pool(config: EvalConfig) -> SandboxPool:
+    """One pool per configuration for the whole process, so that its templates are started once."""
+    key = config.model_dump_json()
+    with _POOLS_LOCK:
+        if key not in _POOLS:
+            _POOLS[key] = SandboxPool(config)
+        return _POOLS[key]
+
+
+_POOLS_LOCK = threading.Lock()
 
 
 def task_hash(task: Task) -> str:
@@ -89,10 +139,11 @@ def grading_of(task: Task, impl: Implementation) -> Grading:
 
 
 def _safe_name(text: str) -> str:
-    clean = "".join(c if c.isalnum() or c in "-." else "_" for c in text)
-    if len(clean) <= 60:
+    """ASCII letters, digits, '-', '.', '_' only; a long or altered name gets its hash (so names never collide)."""
+    clean = "".join(c if c.isascii() and (c.isalnum() or c in "-._") else "_" for c in text).lstrip(".")
+    if len(clean) <= 60 and clean == text:
         return clean
-    return f"{clean[:40]}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+    return f"{clean[:40]}-{hashlib.sha256(text.encode(errors='surrogatepass')).hexdigest()[:12]}"
 
 
 def workspace_name(task: Task, impl: Implementation, pred: Prediction, key: str) -> str:
@@ -114,6 +165,7 @@ class Prepared:
     timeout: int
     grading: Grading
     invalid: str = ""
+    refused: Cause | None = None
     tampered: list[str] = field(default_factory=list)
     nonce: str = ""
 
@@ -176,9 +228,13 @@ def prepare(task: Task, impl: Implementation, pred: Prediction, item_dir: Path, 
         shutil.rmtree(p.item_dir)
     p.out.mkdir(parents=True)
     p.hidden.mkdir()
+    if p.grading is Grading.LEGACY:
+        p.refused = preflight(task, impl)  # no repository, no test, LFS fixtures: nothing to measure here
+        if p.refused is not None:
+            return p
     try:
         make_workspace(task, p.ws)
-        apply_prediction(pred, p.ws)
+        apply_prediction(pred, p.ws, config.repo_root)
         p.tampered = restore_protected(task, p.ws)
     except InvalidPrediction as exc:
         p.invalid = str(exc)
@@ -205,19 +261,28 @@ def _test_rel(p: Prepared) -> Path:
     return Path(p.impl.unit_test_file).relative_to(p.task.tests_dir.relative_to(p.task.root))
 
 
+def _python(task: Task) -> tuple[str, list[Path]]:
+    """The interpreter that runs a task's tests: its own environment's (`lmrbench env build`), else ours."""
+    if task.env is None:
+        return sys.executable, []
+    return str(task.env.python), [task.env.root]
+
+
 def command(p: Prepared) -> Command:
     """The one place an item's command line is built (cold sandboxes and warm batches both run this)."""
     home = {"HOME": str(p.ws / ".home"), "TMPDIR": str(p.ws / ".tmp")}
+    python, env_paths = _python(p.task)
     if p.grading is Grading.PROBE:
-        argv = [sys.executable, "-P", str(p.hidden / "lmrbench_probe.py"), "--out", str(p.out / "outputs.jsonl"),
+        argv = [python, "-P", str(p.hidden / "lmrbench_probe.py"), "--out", str(p.out / "outputs.jsonl"),
                 "--root", str(p.ws), str(p.hidden / _test_rel(p))]
-        return Command(argv, home, [p.hidden], [p.out])
+        return Command(argv, home, [p.hidden, *env_paths], [p.out])
     if p.grading is Grading.PYTEST:
-        argv = [sys.executable, "-P", str(p.hidden / "_launcher.py"), str(p.hidden / _test_rel(p))]
+        argv = [python, "-P", str(p.hidden / "_launcher.py"), str(p.hidden / _test_rel(p))]
         env = {**home, "LMRBENCH_NONCE_FILE": str(p.out / "nonce"), "LMRBENCH_RESULTS": str(p.out / "results.json"),
                "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-        return Command(argv, env, [p.hidden], [p.out])
-    return Command([sys.executable, str(Path(p.impl.unit_test_file))], {**home, "PYTHONPATH": str(p.ws)}, [], [])
+        return Command(argv, env, [p.hidden, *env_paths], [p.out])
+    argv, env, readonly = legacy_command(p.task, p.impl, p.ws)
+    return Command(argv, {**home, **env}, readonly, [])
 
 
 @dataclass
@@ -229,31 +294,21 @@ class RunResult:
     duration_s: float
     isolation: Isolation | None
     path: str = "cold"
-
-
-def _legacy_logs(p: Prepared) -> Path:
-    return p.ws / Path(p.impl.unit_test_file).parent / "logs"
+    limits_hit: list[str] = field(default_factory=list)
 
 
 def before_run(p: Prepared) -> None:
     """Last step before the command: a stale legacy log must not grade this run."""
     if p.grading is Grading.LEGACY:
-        logs = _legacy_logs(p)
-        if logs.is_symlink() or logs.is_file():
-            logs.unlink()
-        elif logs.exists():
-            shutil.rmtree(logs)
-        logs.mkdir(parents=True)
+        prepare_logs(p.impl, p.ws)
 
 
 def run_cold(p: Prepared, sandbox: Sandbox) -> RunResult:
     """Run one prepared item in its own sandbox."""
     before_run(p)
     cmd = command(p)
-    hide = sorted({p.task.root.parent.resolve(), p.item_dir.parent, p.log.parent, Path.cwd().resolve()})
-    res = sandbox.exec(cmd.argv, p.ws, p.timeout, p.log, env=cmd.env, readonly=cmd.readonly, hide=hide,
-                       writable=cmd.writable)
-    return RunResult(res.exit_code, res.timed_out, res.duration_s, res.isolation, "cold")
+    res = sandbox.exec(cmd.argv, p.ws, p.timeout, p.log, env=cmd.env, readonly=cmd.readonly, writable=cmd.writable)
+    return RunResult(res.exit_code, res.timed_out, res.duration_s, res.isolation, res.path, list(res.limits_hit))
 
 
 def _workspace_modules(ws: Path) -> set[str]:
@@ -267,49 +322,59 @@ def _grade_fields(p: Prepared, r: RunResult) -> dict[str, Any]:
         return dict(status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
                     reason=g.reason, failures=g.failures)
     if p.grading is Grading.PYTEST:
-        raw = read_capped(p.out / "results.json")
-        try:
+        raw = read_capped(p.out / "results.json", MAX_RESULTS_BYTES)
+        try:  # the candidate could have replaced it with a link, a FIFO, a huge or deeply nested file
             results = json.loads(raw) if raw is not None else None
-        except (ValueError, RecursionError):
+            results = results if within_depth(results, MAX_DEPTH) else None
+        except (ValueError, RecursionError, MemoryError):
             results = None
         g = grade(results, p.nonce, r.exit_code, r.timed_out, _workspace_modules(p.ws))
         return dict(status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
                     reason=g.reason, forgeable=True)
-    return _legacy_fields(p, r)
+    return legacy_fields(p.task, p.impl, p.ws, p.log, r.exit_code, r.timed_out)
 
 
-def _legacy_fields(p: Prepared, r: RunResult) -> dict[str, Any]:
-    test = Path(p.impl.unit_test_file)
-    verdict = legacy_verdict(_legacy_logs(p) / f"{test.stem}.log", r.exit_code)
-    if r.timed_out:
-        status, reason = Status.TIMEOUT, "wall-clock timeout"
-    else:
-        status = Status.PASSED if verdict.strict else Status.FAILED
-        reason = "" if verdict.strict else f"legacy: log_rule={verdict.log_rule}, exit code {r.exit_code}"
-    return dict(status=status, tests_passed=int(verdict.strict), tests_total=1, reason=reason, legacy=verdict,
-                forgeable=True)
+def with_notes(reason: str, limits_hit: list[str], tampered: int) -> str:
+    """A graded reason plus what else happened: sandbox limits hit, protected files restored."""
+    if limits_hit:
+        reason = (reason + f"; sandbox limit hit: {', '.join(limits_hit)}").lstrip("; ")
+    if tampered:
+        reason = (reason + f"; restored {tampered} protected file(s)").lstrip("; ")
+    return reason
 
 
-def _keep_outputs(p: Prepared) -> str:
-    """Keep the probe data beside the log (capped), so a finished run can be re-graded without a sandbox."""
-    data = read_capped(p.out / "outputs.jsonl", KEPT_OUTPUT_BYTES)
-    if data is None:
-        return ""
+def _keep_outputs(p: Prepared, r: RunResult) -> str:
+    """Keep the probe data beside the log (capped) with what else grading used, so that a finished run can be
+    re-graded from disk without a sandbox (`lmrbench evaluate --regrade`)."""
     dest = p.log.with_suffix(".outputs.jsonl")
     dest.parent.mkdir(parents=True, exist_ok=True)
-    dest.write_bytes(data)
+    dest.write_bytes(read_capped(p.out / "outputs.jsonl", KEPT_OUTPUT_BYTES) or b"")
+    run = RunFacts(exit_code=r.exit_code, timed_out=r.timed_out, workspace_modules=sorted(_workspace_modules(p.ws)),
+                   limits_hit=r.limits_hit, tampered=len(p.tampered))
+    dest.with_suffix(".run.json").write_text(run.model_dump_json())
     return str(dest)
+
+
+class RunFacts(BaseModel):
+    """What grading a probe run needs besides its data; kept beside the data for re-grading."""
+
+    exit_code: int | None
+    timed_out: bool
+    workspace_modules: list[str]
+    limits_hit: list[str] = Field(default_factory=list)
+    tampered: int = 0
 
 
 def finish(p: Prepared, r: RunResult | None, started: float) -> Evaluation:
     """Grade an item from what its run left behind and build its record."""
     duration = round(time.monotonic() - started, 3)
+    if p.refused is not None:
+        return Evaluation(**p.base_fields(), **refusal(p.refused, p.log), duration_s=duration)
     if p.invalid or r is None:
         return Evaluation(**p.base_fields(), status=Status.INVALID, reason=p.invalid, duration_s=duration)
     fields = _grade_fields(p, r)
-    if p.tampered:
-        fields["reason"] = (fields["reason"] + f"; restored {len(p.tampered)} protected file(s)").lstrip("; ")
-    outputs = _keep_outputs(p) if p.grading is Grading.PROBE else ""
+    fields["reason"] = with_notes(fields["reason"], r.limits_hit, len(p.tampered))
+    outputs = _keep_outputs(p, r) if p.grading is Grading.PROBE else ""
     return Evaluation(**p.base_fields(), **fields, exit_code=r.exit_code, isolation=r.isolation,
                       duration_s=duration, run_path=r.path, outputs_path=outputs)
 
@@ -326,13 +391,13 @@ def evaluate_one(
 ) -> Evaluation:
     """Evaluate one prediction of one implementation in its own sandbox; never raises for what it contains."""
     config = config or EvalConfig()
-    sandbox = sandbox or LocalSandbox(config.sandbox)
+    sandbox = sandbox or SandboxPool(config).for_task(task)
     start = time.monotonic()
     key = key or evaluation_key(task_hash(task), pred, config)
     name = workspace_name(task, impl, pred, key)
     p = prepare(task, impl, pred, work_dir.resolve() / name, log_dir.resolve() / f"{name}.log", key, config)
     try:
-        result = None if p.invalid else run_cold(p, sandbox)
+        result = None if p.invalid or p.refused else run_cold(p, sandbox)
         return finish(p, result, start)
     finally:
         if not config.keep_workspaces:

@@ -21,7 +21,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from lmrbench.evaluate.models import Evaluation, Prediction, Status
 from lmrbench.evaluate.probes import read_capped
 from lmrbench.evaluate.runner import (
     EvalConfig,
@@ -35,6 +34,7 @@ from lmrbench.evaluate.runner import (
     task_hash,
     workspace_name,
 )
+from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.sandbox import LocalSandbox, Sandbox
 from lmrbench.sandbox.base import Isolation
 from lmrbench.tasks.schema import Implementation, Layout, Task
@@ -108,9 +108,8 @@ def _serve(prepared: list[Prepared], batch: Path, log_dir: Path,
     (batch / "jobs.json").write_text(json.dumps(jobs))
     results_file = batch / "results.jsonl"
     total = sum(int(j["timeout"]) for j in jobs) + 60
-    hide = sorted({prepared[0].task.root.parent.resolve(), batch.parent, log_dir, Path.cwd().resolve()})
     res = sandbox.exec([sys.executable, "-P", str(batch / "_server" / "warm_server.py"), str(batch / "jobs.json"),
-                        str(results_file), ",".join(PRELOAD)], batch, total, server_log, hide=hide)
+                        str(results_file), ",".join(PRELOAD)], batch, total, server_log)
     rows: dict[int, dict[str, Any]] = {}
     for line in (read_capped(results_file) or b"").decode(errors="replace").splitlines():
         try:

@@ -10,12 +10,14 @@ line per job.
 Usage: python -P warm_server.py JOBS_JSON RESULTS_JSONL PRELOAD[,PRELOAD...]
 """
 
+import atexit
 import importlib
 import json
 import os
 import runpy
 import signal
 import sys
+import threading
 import time
 import traceback
 
@@ -41,10 +43,17 @@ def _child(job):
     sys.argv = argv[argv.index(script):]
     try:
         runpy.run_path(script, run_name="__main__")
+        code = 0
     except SystemExit as exc:
-        code = exc.code
-        return code if isinstance(code, int) else (0 if code is None else 1)
-    return 0
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    _shutdown()
+    return code
+
+
+def _shutdown():
+    """What a normal interpreter exit does before the process ends: join threads, run atexit callbacks."""
+    threading._shutdown()
+    atexit._run_exitfuncs()
 
 
 def _wait(pid, timeout):

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from itertools import combinations
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from lmrbench.jsonl import read_lines
-from lmrbench.judge.models import HumanLabel, Judgment, JudgmentStatus
+from lmrbench.records import HumanLabel, Judgment, JudgmentStatus
 
 CATEGORIES = (1, 2, 3)
+POOLED = "humans (pooled)"
 Item = tuple[str, str, int]
 
 
@@ -71,8 +74,9 @@ def macro_f1(m: list[list[int]]) -> float:
     return sum(scores) / len(scores) if scores else float("nan")
 
 
-def agreement(name_a: str, a: dict[Item, int], name_b: str, b: dict[Item, int]) -> Agreement:
-    common = sorted(set(a) & set(b))
+def agreement(name_a: str, a: Mapping[Any, int], name_b: str, b: Mapping[Any, int]) -> Agreement:
+    """Agreement on the keys both raters labelled (an item, or an (item, annotator) pair when pooled)."""
+    common = sorted(set(a) & set(b), key=str)
     m = confusion([(a[i], b[i]) for i in common])
     n = len(common)
     return Agreement(a=name_a, b=name_b, n=n, accuracy=sum(m[i][i] for i in range(3)) / n if n else float("nan"),
@@ -101,5 +105,14 @@ def agreement_table(judgments: list[Judgment], labels: list[HumanLabel]) -> list
     judged = {i for d in judges.values() for i in d}
     humans = _resolve(labels, judged)
     rows = [agreement(jn, jd, hn, hd) for jn, jd in sorted(judges.items()) for hn, hd in sorted(humans.items())]
+    if len(humans) > 1:
+        rows += [_pooled(jn, jd, humans) for jn, jd in sorted(judges.items())]
     rows += [agreement(x, humans[x], y, humans[y]) for x, y in combinations(sorted(humans), 2)]
     return rows
+
+
+def _pooled(judge: str, judged: dict[Item, int], humans: dict[str, dict[Item, int]]) -> Agreement:
+    """The judge against every human label at once: one pair per (item, annotator)."""
+    pooled = {(item, who): cat for who, labels in humans.items() for item, cat in labels.items()}
+    repeated = {(item, who): judged[item] for item, who in pooled if item in judged}
+    return agreement(judge, repeated, POOLED, pooled)

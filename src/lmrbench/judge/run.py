@@ -4,6 +4,7 @@ the unit tests (the judge never sees a test verdict)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import tempfile
 from collections import Counter
 from collections.abc import Callable
@@ -15,12 +16,12 @@ from pydantic import ValidationError
 
 from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_workspace
 from lmrbench.evaluate.batch import load_predictions
-from lmrbench.evaluate.models import Prediction
 from lmrbench.jsonl import JsonlWriter, read_lines
-from lmrbench.judge.models import Judgment, JudgmentStatus
 from lmrbench.judge.parse import VerdictError, parse_verdict
 from lmrbench.models.base import Message, Model, ModelError
 from lmrbench.papers import paper_text
+from lmrbench.records import Judgment, JudgmentStatus, Prediction
+from lmrbench.rundir import RunDir
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.schema import Implementation, Task
 from lmrbench.tasks.source import SourceError, extract
@@ -44,21 +45,23 @@ def reference_code(impl: Implementation) -> str:
     return "\n\n".join(extract(golden, t) for t in impl.targets) if impl.targets else golden
 
 
-def candidate_code(task: Task, impl: Implementation, pred: Prediction) -> str | None:
-    """The candidate's definitions of the targets, or None when there is nothing to judge."""
+def candidate_code(task: Task, impl: Implementation, pred: Prediction, repo_root: Path | None = None) -> str | None:
+    """The candidate's definitions of the targets, or None when there is nothing to judge. A repo_dir
+    prediction is read only under `repo_root` (a run's own `workspaces/`, where the agent solver leaves them)."""
     if pred.error is not None:
         return None
     if pred.functions is not None and impl.targets:
         defs = pred.functions.get(impl.goal_file, {})
-        if all(t in defs for t in impl.targets):
-            return "\n\n".join(defs[t].strip() + "\n" for t in impl.targets)
+        if all(t in defs for t in impl.targets):  # the targets, then what the answer added (helpers, imports)
+            names = impl.targets + [k for k in defs if k not in impl.targets]
+            return "\n\n".join(defs[k].strip() + "\n" for k in names)
     with tempfile.TemporaryDirectory(prefix="lmrbench-judge-") as tmp:
         ws = make_workspace(task, Path(tmp) / "repo")
         try:
-            apply_prediction(pred, ws)
+            apply_prediction(pred, ws, repo_root)
             text = (ws / impl.goal_file).read_text(encoding="utf-8")
             return "\n\n".join(extract(text, t) for t in impl.targets) if impl.targets else text
-        except (InvalidPrediction, SourceError, OSError):
+        except (InvalidPrediction, SourceError, OSError, SyntaxError, ValueError, RecursionError, MemoryError):
             return None
 
 
@@ -71,7 +74,8 @@ def build_judge_prompt(task: Task, impl: Implementation, candidate: str) -> list
 
 
 def judgment_key(judge: str, pred: Prediction, candidate: str | None) -> str:
-    text = f"{JUDGE_PROMPT_VERSION}|{judge}|{pred.instance_id}|{candidate}"
+    """One key per (judge, prompt version, instance, model, sample, candidate code): every sample is judged."""
+    text = json.dumps([JUDGE_PROMPT_VERSION, judge, pred.instance_id, pred.model, pred.sample, candidate])
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -110,8 +114,9 @@ def load_judgments(path: Path) -> list[Judgment]:
 def judge_run(run_dir: Path, tasks: TaskSet, judges: list[Model], concurrency: int = 4,
               on_result: Callable[[Judgment], None] | None = None) -> list[Judgment]:
     """Judge every prediction of a run with every judge; finished judgments (by key) are skipped."""
-    preds, _ = load_predictions(run_dir / "predictions.jsonl", tasks)
-    out = run_dir / "judgments.jsonl"
+    run = RunDir(run_dir)
+    preds, _ = load_predictions(run.predictions, tasks)
+    out = run.judgments
     done = {j.key for j in load_judgments(out) if j.status is not JudgmentStatus.PROVIDER_ERROR}
     writer = JsonlWriter(out)
     results = []
@@ -119,7 +124,7 @@ def judge_run(run_dir: Path, tasks: TaskSet, judges: list[Model], concurrency: i
         futures = []
         for pred in preds:
             task, impl = tasks.resolve(pred.instance_id)
-            candidate = candidate_code(task, impl, pred)
+            candidate = candidate_code(task, impl, pred, run.workspaces)
             for judge in judges:
                 if judgment_key(judge.name, pred, candidate) not in done:
                     futures.append(pool.submit(judge_one, task, impl, pred, judge, candidate))

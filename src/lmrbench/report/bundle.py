@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import difflib
 import io
-import json
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from lmrbench.evaluate.batch import latest_evaluations, load_predictions
 from lmrbench.judge.agreement import Agreement, agreement_table
-from lmrbench.judge.models import HumanLabel
 from lmrbench.judge.run import candidate_code, load_judgments, reference_code
+from lmrbench.records import Evaluation, HumanLabel, Judgment, Prediction
+from lmrbench.report import strict_json
 from lmrbench.report.scoring import ModelScore, score_run
+from lmrbench.rundir import RunDir
+from lmrbench.safefs import read_tail
 from lmrbench.tasks.loader import TaskSet
 
 
@@ -26,6 +29,8 @@ class Drill(BaseModel):
     tests_passed: int
     tests_total: int
     reason: str
+    cause: str = ""
+    log_rule: bool | None = None
     diff: str
     log_tail: str
     judge_notes: list[tuple[str, str]]
@@ -38,40 +43,98 @@ class ReportData(BaseModel):
     agreement: list[Agreement]
 
 
-def _tail(path: str, lines: int = 60) -> str:
-    p = Path(path)
-    if not path or not p.is_file():
+LOG_TAIL_BYTES = 16 * 1024  # of each test log, in every report
+MAX_DIFF_CHARS = 64 * 1024
+MAX_REASON_CHARS = 2000
+
+
+def _tail(path: str, run_dir: Path, lines: int = 60) -> str:
+    """The end of a test log: at most LOG_TAIL_BYTES and `lines` lines, only from inside the run directory, never
+    through a link (a 240 MB log, or a log_path naming a host file, must not end up in a report)."""
+    if not path:
         return "(no log)"
-    return "\n".join(p.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+    p = RunDir(run_dir).resolve(path)
+    try:
+        if not p.resolve().is_relative_to(run_dir.resolve()):
+            return "(log outside the run directory: not shown)"
+        text = read_tail(p, LOG_TAIL_BYTES)
+    except (OSError, ValueError, RuntimeError):
+        return "(no log)"
+    return "\n".join(text.splitlines()[-lines:])
 
 
-def collect(run_dirs: list[Path], tasks: TaskSet, labels: list[HumanLabel] | None = None) -> ReportData:
+def _cap(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + f"\n... [{len(text) - limit:,} characters cut]"
+
+
+def _candidate_diff(tasks: TaskSet, ev: Evaluation, pred: Prediction | None, run_dir: Path) -> str:
+    if pred is None:
+        return ""
+    task, impl = tasks.resolve(ev.instance_id)
+    try:
+        cand = candidate_code(task, impl, pred, RunDir(run_dir).workspaces)
+    except (RecursionError, MemoryError, ValueError, OSError):  # hostile source the parser cannot take
+        return "(candidate code could not be read)"
+    if cand is None:
+        return ""
+    ref = reference_code(impl)
+    diff = "".join(difflib.unified_diff(ref.splitlines(keepends=True), cand.splitlines(keepends=True),
+                                        "reference", "candidate"))
+    return _cap(diff, MAX_DIFF_CHARS)
+
+
+def subsets(tasks: TaskSet, since: dt.date | None = None) -> dict[str, set[str]]:
+    """Rows reported besides 'all': one per split present, and the implementations published on or after `since`
+    (a contamination-safe subset for a model with that training cut-off)."""
+    out: dict[str, set[str]] = {}
+    splits = {t.split for t in tasks.tasks if t.split is not None}
+    if len(splits) > 1:
+        for split in sorted(splits):
+            out[f"split={split}"] = {i.instance_id for t in tasks.tasks if t.split == split for i in t.implementations}
+    if since is not None:
+        out[f"since={since.isoformat()}"] = {i.instance_id for t in tasks.tasks if t.publication_date
+                                             and t.publication_date >= since for i in t.implementations}
+    return out
+
+
+def _scores(rd: Path, evals: list[Evaluation], preds: list[Prediction], judgments: list[Judgment], tasks: TaskSet,
+            since: dt.date | None) -> list[ModelScore]:
+    out = score_run(rd.name, evals, preds, judgments, tasks)
+    for name, ids in subsets(tasks, since).items():
+        part = [e for e in evals if e.instance_id in ids]
+        if part:
+            out += [s.model_copy(update={"subset": name})
+                    for s in score_run(rd.name, part, [p for p in preds if p.instance_id in ids], judgments, tasks)]
+    return out
+
+
+def collect(run_dirs: list[Path], tasks: TaskSet, labels: list[HumanLabel] | None = None,
+            since: dt.date | None = None) -> ReportData:
+    """Everything a report shows, for the implementations in `tasks` (a selection leaves the rest out)."""
     scores, drills, all_judgments = [], [], []
+    selected = {i.instance_id for i in tasks.instances()}
     for rd in run_dirs:
-        evals = latest_evaluations(rd / "evaluations.jsonl")
+        run = RunDir(rd)
+        evals = [e for e in latest_evaluations(run.evaluations) if e.instance_id in selected]
         if not evals:
-            raise FileNotFoundError(f"{rd / 'evaluations.jsonl'}: no evaluations (run `lmrbench evaluate` first)")
-        preds, _ = load_predictions(rd / "predictions.jsonl", tasks)
-        judgments = load_judgments(rd / "judgments.jsonl")
+            raise FileNotFoundError(f"{rd / 'evaluations.jsonl'}: no evaluations of the selected implementations "
+                                    "(run `lmrbench evaluate` first)")
+        preds = [p for p in load_predictions(run.predictions, tasks)[0] if p.instance_id in selected]
+        judgments = load_judgments(run.judgments)
         all_judgments += judgments
-        scores += score_run(rd.name, evals, preds, judgments, tasks)
+        scores += _scores(rd, evals, preds, judgments, tasks, since)
         by_pred = {(p.instance_id, p.model, p.sample): p for p in preds}
         for ev in sorted(evals, key=lambda e: (e.model, e.instance_id, e.sample)):
-            pred = by_pred.get((ev.instance_id, ev.model, ev.sample))
-            diff = ""
-            if pred is not None:
-                task, impl = tasks.resolve(ev.instance_id)
-                cand = candidate_code(task, impl, pred)
-                if cand is not None:
-                    ref = reference_code(impl)
-                    diff = "".join(difflib.unified_diff(ref.splitlines(keepends=True), cand.splitlines(keepends=True),
-                                                        "reference", "candidate"))
+            diff = _candidate_diff(tasks, ev, by_pred.get((ev.instance_id, ev.model, ev.sample)), rd)
             notes = [(j.judge, f"category {j.category}: {j.rationale}" if j.category else f"{j.status}: {j.detail}")
                      for j in judgments if (j.instance_id, j.model, j.sample) == (ev.instance_id, ev.model, ev.sample)]
             drills.append(Drill(instance_id=ev.instance_id, model=ev.model, sample=ev.sample, status=ev.status.value,
-                                tests_passed=ev.tests_passed, tests_total=ev.tests_total, reason=ev.reason,
-                                diff=diff, log_tail=_tail(ev.log_path), judge_notes=notes))
-    scores.sort(key=lambda s: -s.pass_rate.value)
+                                tests_passed=ev.tests_passed, tests_total=ev.tests_total,
+                                reason=_cap(ev.reason, MAX_REASON_CHARS),
+                                cause=ev.cause.value if ev.cause else "",
+                                log_rule=ev.legacy.log_rule if ev.legacy else None,
+                                diff=diff, log_tail=_tail(ev.log_path, rd), judge_notes=notes))
+    scores.sort(key=lambda s: (s.subset != "all", s.subset, -s.pass_rate.value))
     agree = agreement_table(all_judgments, labels) if labels else []
     return ReportData(runs=[str(r) for r in run_dirs], scores=scores, drills=drills, agreement=agree)
 
@@ -84,7 +147,7 @@ def to_markdown(data: ReportData) -> str:
         pak = ", ".join(f"@{k} {v:.1%}" for k, v in sorted(s.pass_at_k.items()))
         jd = "/".join(str(s.judge_distribution.get(c, 0)) for c in ("3", "2", "1", "none"))
         sc = s.status_counts
-        lines.append(f"| {s.model} | {s.setting} | {s.implementations} | {s.pass_rate.value:.1%} "
+        lines.append(f"| {s.label()} | {s.setting} | {s.implementations} | {s.pass_rate.value:.1%} "
                      f"({s.pass_rate.ci_low:.1%}-{s.pass_rate.ci_high:.1%}) | {s.test_share.value:.1%} | "
                      f"{pak} | {jd} | "
                      f"{sc.get('invalid_prediction', 0)} | {sc.get('error', 0)} | {sc.get('timeout', 0)} | "
@@ -96,6 +159,7 @@ def to_markdown(data: ReportData) -> str:
         vals = [f"{s.per_category[c].value:.1%} (n={s.per_category[c].n})" if c in s.per_category else "-"
                 for s in data.scores]
         lines.append(f"| {c} | " + " | ".join(vals) + " |")
+    lines += _original_rule_md(data) + _unmeasured_md(data)
     if data.agreement:
         lines += ["", "## Judge agreement", "", "| rater | vs | n | accuracy | macro-F1 | kappa |", "|---" * 6 + "|"]
         lines += [f"| {a.a} | {a.b} | {a.n} | {a.accuracy:.1%} | {a.macro_f1:.3f} | {a.kappa:.3f} |"
@@ -105,6 +169,32 @@ def to_markdown(data: ReportData) -> str:
     lines += [f"| {d.instance_id} | {d.model} | {d.sample} | {d.status} | {d.tests_passed}/{d.tests_total} | "
               f"{d.reason.replace('|', '/')[:100]} |" for d in data.drills]
     return "\n".join(lines) + "\n"
+
+
+def _original_rule_md(data: ReportData) -> list[str]:
+    rows = [s for s in data.scores if s.log_rule_rate is not None]
+    if not rows:
+        return []
+    lines = ["", "## The original's log rule (the paper's figure) beside the strict verdict", "",
+             "The log rule passes a log with a 'Passed' and no 'Failed'; strict also needs exit code 0.", "",
+             "| model | strict pass rate | log-rule pass rate | rows that differ |", "|---|---|---|---|"]
+    for s in rows:
+        assert s.log_rule_rate is not None
+        lines.append(f"| {s.model} | {s.pass_rate.value:.1%} | {s.log_rule_rate.value:.1%} | "
+                     f"{', '.join(s.log_rule_differs) or 'none'} |")
+    return lines
+
+
+def _unmeasured_md(data: ReportData) -> list[str]:
+    rows = [s for s in data.scores if s.error_causes]
+    if not rows:
+        return []
+    lines = ["", "## Environment errors (counted apart from failures)", "",
+             "| model | errors by cause | implementations not measured |", "|---|---|---|"]
+    for s in rows:
+        causes = ", ".join(f"{k} {v}" for k, v in s.error_causes.items())
+        lines.append(f"| {s.model} | {causes} | {'; '.join(s.unmeasured) or 'none'} |")
+    return lines
 
 
 def to_csv(data: ReportData) -> str:
@@ -126,7 +216,7 @@ def write_all(data: ReportData, out: Path) -> list[Path]:
 
     out.mkdir(parents=True, exist_ok=True)
     files = {"report.md": to_markdown(data), "report.csv": to_csv(data), "report.html": render(data),
-             "report.json": json.dumps(data.model_dump(mode="json"), indent=1)}
+             "report.json": strict_json.dumps(data.model_dump(mode="json"), indent=1)}
     for name, text in files.items():
         (out / name).write_text(text, encoding="utf-8")
     return [out / n for n in files]

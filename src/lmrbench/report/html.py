@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import html
-import json
 
-from lmrbench.report.bundle import Drill, ReportData
+from lmrbench.report import strict_json
+from lmrbench.report.bundle import LOG_TAIL_BYTES, Drill, ReportData
 from lmrbench.report.scoring import ModelScore
 
 CSS = """
@@ -48,6 +48,7 @@ document.addEventListener('DOMContentLoaded', function () {
 });
 """
 
+LOG_TAIL_CHARS = LOG_TAIL_BYTES  # a drill read from elsewhere is cut again here
 PALETTE = ["#3b6fb6", "#d9822b", "#2f9e44", "#ae3ec9", "#e03131", "#1098ad", "#5c940d", "#862e9c"]
 
 
@@ -60,7 +61,7 @@ def _pct(x: float) -> str:
 
 
 def _label(s: ModelScore) -> str:
-    return f"{s.model} ({s.setting})"
+    return f"{s.label()} ({s.setting})"
 
 
 def leaderboard(scores: list[ModelScore]) -> str:
@@ -73,7 +74,7 @@ def leaderboard(scores: list[ModelScore]) -> str:
         jd = s.judge_distribution
         judged = sum(v for k, v in jd.items() if k != "none")
         judge = "/".join(str(jd.get(c, 0)) for c in ("3", "2", "1")) if judged else "-"
-        cells = [_e(s.model), _e(s.setting), _e(s.run),
+        cells = [_e(s.label()), _e(s.setting), _e(s.run),
                  f'<td data-v="{s.pass_rate.value:.6f}">{_pct(s.pass_rate.value)}</td>',
                  f"{_pct(s.pass_rate.ci_low)} - {_pct(s.pass_rate.ci_high)}", _pct(s.test_share.value),
                  *[_pct(s.pass_at_k[k]) if k in s.pass_at_k else "-" for k in ks], judge,
@@ -160,6 +161,31 @@ def agreement_section(data: ReportData) -> str:
             f"<th>Cohen's kappa</th><th>confusion (rows: rater)</th></tr></thead><tbody>{rows}</tbody></table>")
 
 
+def original_rule_section(scores: list[ModelScore]) -> str:
+    """Original-layout runs: the paper's log-rule figure beside the strict one, and the rows that differ."""
+    rows = "".join(
+        f"<tr><td>{_e(_label(s))}</td><td>{_pct(s.pass_rate.value)}</td><td>{_pct(s.log_rule_rate.value)}</td>"
+        f"<td>{_e(', '.join(s.log_rule_differs) or 'none')}</td></tr>" for s in scores if s.log_rule_rate is not None)
+    if not rows:
+        return ""
+    return ("<h2>The original's log rule beside the strict verdict</h2><p class=\"muted\">The log rule (the paper's "
+            "metric) passes a log with a 'Passed' and no 'Failed'; strict also needs exit code 0.</p>"
+            '<table id="log-rule"><thead><tr><th>model</th><th>strict pass rate</th><th>log-rule pass rate</th>'
+            f"<th>rows that differ</th></tr></thead><tbody>{rows}</tbody></table>")
+
+
+def unmeasured_section(scores: list[ModelScore]) -> str:
+    """Environment errors by cause, and the implementations they left unmeasured."""
+    rows = "".join(
+        f"<tr><td>{_e(_label(s))}</td><td>{_e(', '.join(f'{k} {v}' for k, v in s.error_causes.items()))}</td>"
+        f"<td>{_e('; '.join(s.unmeasured) or 'none')}</td></tr>" for s in scores if s.error_causes)
+    if not rows:
+        return ""
+    return ("<h2>Environment errors (counted apart from failures)</h2>"
+            '<table id="unmeasured"><thead><tr><th>model</th><th>errors by cause</th>'
+            f"<th>implementations not measured</th></tr></thead><tbody>{rows}</tbody></table>")
+
+
 def drill_down(drills: list[Drill]) -> str:
     out = []
     for d in drills:
@@ -170,7 +196,8 @@ def drill_down(drills: list[Drill]) -> str:
             f"{_e(d.model)} #{d.sample} &middot; {d.tests_passed}/{d.tests_total} tests "
             f'<span class="muted">{_e(d.reason)}</span></summary>'
             f"<h4>Candidate vs reference</h4><pre>{_e(d.diff or '(identical or unavailable)')}</pre>"
-            f"<h4>Judge</h4><ul>{judges}</ul><h4>Test log (tail)</h4><pre>{_e(d.log_tail)}</pre></details>")
+            f"<h4>Judge</h4><ul>{judges}</ul><h4>Test log (tail)</h4><pre>{_e(d.log_tail[-LOG_TAIL_CHARS:])}</pre>"
+            "</details>")
     return "".join(out)
 
 
@@ -181,13 +208,13 @@ def render(data: ReportData) -> str:
         f'<p class="muted">Runs: {_e(", ".join(data.runs))}. Pass rates are over implementations; CIs are '
         "percentile bootstrap (2000 resamples of implementations); pass@k uses the unbiased estimator of "
         "Chen et al. (2021).</p>",
-        "<h2>Leaderboard</h2>", leaderboard(scores),
+        "<h2>Leaderboard</h2>", leaderboard(scores), original_rule_section(scores), unmeasured_section(scores),
         "<h2>Per category</h2>", category_bars(scores), "<h2>pass@k</h2>", pass_at_k_curves(scores),
         "<h2>Judge against unit tests</h2>", judge_vs_tests(scores),
         "<h2>Judge agreement with humans</h2>", agreement_section(data),
         "<h2>Implementations</h2>", drill_down(data.drills),
-        f'<script type="application/json" id="report-data">{_e(json.dumps([s.model_dump() for s in scores]))}'
-        "</script>",
+        '<script type="application/json" id="report-data">'
+        f"{_e(strict_json.dumps([s.model_dump() for s in scores], indent=None))}</script>",
     ]
     return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>lmrbench report</title>"
             f"<style>{CSS}</style><script>{JS}</script></head><body>{''.join(body)}</body></html>\n")

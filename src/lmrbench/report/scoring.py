@@ -7,13 +7,13 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from math import comb
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from lmrbench.evaluate.models import Evaluation, Prediction, Status
-from lmrbench.judge.models import Judgment
 from lmrbench.judge.run import majority
 from lmrbench.models.base import Usage
+from lmrbench.records import Evaluation, Judgment, Prediction, Status
 from lmrbench.tasks.loader import TaskSet
 
 
@@ -51,6 +51,11 @@ class ModelScore(BaseModel):
     model: str
     setting: str = Field(description="prompt, agent, external or a built-in model.")
     run: str
+    subset: str = Field(default="all", description="'all', 'split=main', 'since=DATE', ...: which implementations.")
+
+    def label(self) -> str:
+        """The model, and the subset when it is not everything."""
+        return self.model if self.subset == "all" else f"{self.model} [{self.subset}]"
     implementations: int
     samples: int = Field(description="Most samples per implementation.")
     pass_rate: Rate = Field(description="Share of implementations passing, averaged over samples (= pass@1).")
@@ -62,6 +67,13 @@ class ModelScore(BaseModel):
     judge_vs_tests: dict[str, dict[str, int]] = Field(description="judge category -> {passed, not_passed}.")
     usage: Usage
     eval_seconds: float
+    log_rule_rate: Rate | None = Field(default=None, description="Original-layout runs: share of implementations "
+                                       "passing by the original's log rule alone (the paper's figure).")
+    log_rule_differs: list[str] = Field(default_factory=list, description="'<instance>#<sample>' where the log "
+                                        "rule and the strict verdict disagree.")
+    error_causes: dict[str, int] = Field(default_factory=dict, description="Errors per cause ('unknown' when none).")
+    unmeasured: list[str] = Field(default_factory=list, description="'<instance>: <cause>' for implementations "
+                                  "whose every sample is an environment error: they say nothing about the model.")
 
 
 def _per_instance(evals: list[Evaluation]) -> dict[str, list[Evaluation]]:
@@ -90,6 +102,22 @@ def _judge_parts(evals: list[Evaluation], judgments: list[Judgment]) -> tuple[di
     return dict(dist), vs
 
 
+def _legacy_parts(evals: list[Evaluation], inst: dict[str, list[Evaluation]]) -> dict[str, Any]:
+    """The log-rule figure and the rows where it differs from the strict verdict (original-layout runs only)."""
+    if not any(e.legacy is not None for e in evals):
+        return {}
+    shares = [sum(bool(e.legacy and e.legacy.log_rule) for e in evs) / len(evs) for evs in inst.values()]
+    differs = sorted(f"{e.instance_id}#{e.sample}" for e in evals if bool(e.legacy and e.legacy.log_rule) != e.passed)
+    return dict(log_rule_rate=_rate(shares), log_rule_differs=differs)
+
+
+def _error_parts(evals: list[Evaluation], inst: dict[str, list[Evaluation]]) -> dict[str, Any]:
+    causes = Counter(e.cause.value if e.cause else "unknown" for e in evals if e.status is Status.ERROR)
+    unmeasured = [f"{iid}: {evs[0].cause.value if evs[0].cause else 'unknown'}" for iid, evs in sorted(inst.items())
+                  if all(e.status is Status.ERROR for e in evs)]
+    return dict(error_causes=dict(sorted(causes.items())), unmeasured=unmeasured)
+
+
 def score_model(run: str, model: str, evals: list[Evaluation], preds: list[Prediction], judgments: list[Judgment],
                 tasks: TaskSet | None) -> ModelScore:
     cats = {i.instance_id: (i.category.value if i.category else "uncategorised")
@@ -105,8 +133,8 @@ def score_model(run: str, model: str, evals: list[Evaluation], preds: list[Predi
         by_cat[cats.get(iid, "uncategorised")].append(share)
     usage = Usage()
     for p in preds:
-        usage = usage + Usage.model_validate(p.meta.get("usage", {}))
-    settings = Counter(str(p.meta.get("solver", "unknown")) for p in preds)
+        usage = usage + p.meta.usage
+    settings = Counter(p.meta.solver for p in preds)
     dist, vs = _judge_parts(evals, [j for j in judgments if j.model == model])
     return ModelScore(
         model=model, setting=settings.most_common(1)[0][0] if settings else "unknown", run=run,
@@ -116,6 +144,7 @@ def score_model(run: str, model: str, evals: list[Evaluation], preds: list[Predi
         status_counts={s.value: sum(e.status is s for e in evals) for s in Status},
         judge_distribution=dist, judge_vs_tests=vs, usage=usage,
         eval_seconds=round(sum(e.duration_s for e in evals), 1),
+        **_legacy_parts(evals, inst), **_error_parts(evals, inst),
     )
 
 

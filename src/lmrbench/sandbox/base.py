@@ -7,6 +7,18 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
+# Host paths the sandbox sees read-only besides the Python installation in use and its own workspace. Everything
+# else (/home, /root, /run, /var, /tmp, /srv, /mnt, other checkouts, the tasks) is not there at all.
+SYSTEM_PATHS = (
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime",
+    "/etc/timezone", "/etc/nsswitch.conf", "/etc/hosts", "/etc/host.conf", "/etc/mime.types", "/etc/fonts",
+    "/etc/ssl/certs", "/etc/ca-certificates", "/etc/os-release", "/etc/debian_version",
+)
+
+LimitHit = Literal["memory", "workspace", "processes"]
+IsolationLevel = Literal["best", "full"]
+
 
 class SandboxConfig(BaseModel):
     """Limits and isolation of the local sandbox."""
@@ -14,21 +26,72 @@ class SandboxConfig(BaseModel):
     network: Literal["off", "on"] = Field(default="off", description="'off' runs in a new network namespace.")
     filesystem: Literal["auto", "bwrap", "none"] = Field(
         default="auto",
-        description="'bwrap' mounts the system read-only and hides everything but the workspace; 'auto' uses it "
-        "when installed; 'none' relies on the unprivileged user only.",
+        description="'bwrap': an allow-list view (system paths, the Python in use, the workspace, nothing else); "
+        "'auto' uses it when bubblewrap works here; 'none' relies on the unprivileged user only.",
     )
-    sandbox_uid: int = Field(default=65534, description="User id the command sees inside bubblewrap's namespace.")
-    memory_mb: int = Field(default=6144, ge=256, description="Address-space limit of the command (RLIMIT_AS).")
-    max_processes: int = Field(default=256, ge=16, description="Process/thread limit (pids cgroup, else RLIMIT_NPROC).")
+    isolation: IsolationLevel = Field(
+        default="best",
+        description="'best' runs with whatever this machine allows and records it; 'full' refuses to run (raises "
+        "IsolationError) unless every property below is at its strongest.",
+    )
+    sandbox_uid: int = Field(default=65534, description="User id the command sees when the harness is not root.")
+    uid_base: int = Field(
+        default=200000, ge=1000,
+        description="When the harness runs as root, each concurrent sandbox runs as its own unprivileged host uid "
+        "from [uid_base, uid_base + uid_slots), so per-user limits (RLIMIT_NPROC) are per sandbox.",
+    )
+    uid_slots: int = Field(default=64, ge=1, description="How many sandbox uids (concurrent sandboxes as root).")
+    uid_lock_dir: Path = Field(
+        default=Path("/run/lmrbench/uids"),
+        description="Root-only folder of lock files that hand out sandbox uids across harness processes.",
+    )
+    memory_mb: int = Field(
+        default=6144, ge=64,
+        description="Memory of the whole sandbox, tmpfs included (memory cgroup; else a watchdog on the processes' "
+        "memory); also each process's address-space limit (RLIMIT_AS).",
+    )
+    max_processes: int = Field(
+        default=256, ge=8, description="Processes and threads of the sandbox (pids cgroup and RLIMIT_NPROC)."
+    )
     max_file_mb: int = Field(default=256, ge=1, description="Largest file the command may write (RLIMIT_FSIZE).")
+    workspace_mb: int = Field(
+        default=2048, ge=1, description="Most the workspace (and writable paths) may hold; checked by a watchdog."
+    )
+    tmp_mb: int = Field(default=512, ge=1, description="Size of each private tmpfs (/tmp, /dev/shm).")
+    cgroups: Literal["auto", "off"] = Field(
+        default="auto", description="'off' never uses cgroups (the watchdog and per-uid rlimits then stand alone)."
+    )
+    system_paths: tuple[str, ...] = Field(
+        default=SYSTEM_PATHS, description="Host paths mounted read-only when they exist (the allow-list)."
+    )
 
 
 class Isolation(BaseModel):
-    """What isolation a command actually ran with; recorded with every result."""
+    """What isolation a command actually ran with; recorded with every result. None: not recorded (older)."""
 
     network: Literal["namespace", "none"]
-    filesystem: Literal["bwrap", "none"]
-    processes: Literal["cgroup", "rlimit", "none"]
+    filesystem: Literal["bwrap", "template", "none"] = Field(
+        description="'bwrap': the allow-list view made by bubblewrap; 'template': the same view made by a pre-warmed "
+        "template's child in its own namespaces."
+    )
+    processes: Literal["cgroup", "uid-rlimit", "rlimit", "none"] = Field(
+        description="'cgroup': pids cgroup; 'uid-rlimit': RLIMIT_NPROC on a uid of its own; 'rlimit': RLIMIT_NPROC "
+        "on a uid shared with other processes."
+    )
+    memory: Literal["cgroup", "watchdog", "rlimit"] | None = Field(
+        default=None, description="Whole-sandbox memory: cgroup (tmpfs charged) or watchdog; 'rlimit': per process."
+    )
+    uid: int | None = Field(default=None, description="Host uid the command ran as.")
+    capabilities: Literal["dropped", "kept"] | None = None
+    user_namespaces: Literal["blocked", "allowed"] | None = Field(
+        default=None, description="Whether the command could create nested user namespaces."
+    )
+    workspace_mb: int | None = Field(default=None, description="Workspace cap enforced by the watchdog.")
+    tmp_mb: int | None = Field(default=None, description="Size of the private tmpfs mounts.")
+
+
+class IsolationError(RuntimeError):
+    """isolation='full' was asked for and this machine cannot give it; the message says what is missing."""
 
 
 class ExecResult(BaseModel):
@@ -39,10 +102,14 @@ class ExecResult(BaseModel):
     duration_s: float
     log_path: Path = Field(description="Combined stdout and stderr.")
     isolation: Isolation
+    limits_hit: list[LimitHit] = Field(default_factory=list, description="Sandbox limits the command ran into.")
+    path: Literal["cold", "template"] = Field(
+        default="cold", description="'cold': a new process in a new sandbox; 'template': a pre-warmed template's child."
+    )
 
 
 class Sandbox(Protocol):
-    """Runs a command with `workspace` as its only writable place."""
+    """Runs a command with `workspace` (and `writable`) as its only writable places."""
 
     def exec(
         self,
@@ -52,13 +119,12 @@ class Sandbox(Protocol):
         log_path: Path,
         env: dict[str, str] | None = None,
         readonly: list[Path] | None = None,
-        hide: list[Path] | None = None,
         writable: list[Path] | None = None,
     ) -> ExecResult:
-        """Run `cmd` in `workspace`; `readonly` paths are visible read-only and `writable` paths writable (both at
-        their own path); `hide` are made empty."""
+        """Run `cmd` in `workspace`. `readonly` and `writable` are extra host paths (files or folders, inside the
+        workspace or not) made visible at the same path, read-only or writable. Nothing else of the host is."""
         ...
 
     def isolation(self) -> Isolation:
-        """The isolation this backend will provide on this machine."""
+        """The isolation this backend will provide on this machine; raises IsolationError under 'full' if short."""
         ...

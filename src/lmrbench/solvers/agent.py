@@ -12,9 +12,10 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from lmrbench.evaluate.apply import make_workspace
-from lmrbench.evaluate.models import Prediction
 from lmrbench.models.base import Message, Model, ModelError, ModelResponse, ToolCall, ToolSpec, Usage
 from lmrbench.papers import PaperText
+from lmrbench.records import Prediction, PredictionMeta
+from lmrbench.rundir import RunDir
 from lmrbench.sandbox import LocalSandbox, Sandbox
 from lmrbench.tasks.schema import Implementation, Task
 
@@ -86,15 +87,13 @@ def instructions_text(task: Task, impl: Implementation) -> str:
 class Agent:
     """One episode on one implementation."""
 
-    def __init__(self, model: Model, limits: AgentLimits, sandbox: Sandbox | None = None,
-                 hide: list[Path] | None = None) -> None:
+    def __init__(self, model: Model, limits: AgentLimits, sandbox: Sandbox | None = None) -> None:
         self.model, self.limits = model, limits
-        self.sandbox = sandbox or LocalSandbox()
-        self.hide = hide or []  # the tasks (references, hidden tests), the run directory, the project
+        self.sandbox = sandbox or LocalSandbox()  # sees only the workspace: no tasks, run directory or project
 
     def _execute(self, command: str, ws: Path, log_dir: Path, n: int) -> str:
         log = log_dir / f"cmd{n:03d}.log"
-        res = self.sandbox.exec(["bash", "-lc", command], ws, self.limits.command_timeout_s, log, hide=self.hide)
+        res = self.sandbox.exec(["bash", "-lc", command], ws, self.limits.command_timeout_s, log)
         text = log.read_text(encoding="utf-8", errors="replace")
         if len(text) > self.limits.output_chars:
             half = self.limits.output_chars // 2
@@ -194,20 +193,27 @@ def agent_prediction(task: Task, impl: Implementation, model: Model, paper: Pape
     limits = limits or AgentLimits()
     name = f"{impl.instance_id.replace('/', '__')}__{model.name.replace('/', '_')}__{sample}"
     ws = prepare_workspace(task, impl, paper, run_dir / "agent_work" / name)
-    traj_path = run_dir / "trajectories" / f"{name}.json"
+    run = RunDir(run_dir)
+    traj_path = run.trajectories / f"{name}.json"
     traj_path.parent.mkdir(parents=True, exist_ok=True)
-    hide = [task.root.parent.resolve(), run_dir.resolve(), Path.cwd().resolve()]
-    traj = Agent(model, limits, hide=hide).run(task, impl, paper, ws, traj_path, sample)
-    final = run_dir / "workspaces" / name
+    traj = Agent(model, limits).run(task, impl, paper, ws, traj_path, sample)
+    final = run.workspaces / name
     if final.exists():
         shutil.rmtree(final)
-    shutil.copytree(ws, final, symlinks=True, ignore=shutil.ignore_patterns(TASK_DIR, ".home", ".tmp", "__pycache__"))
+    kept = ""
+    try:  # links are copied as links (evaluation refuses them); a FIFO or device cannot be copied at all
+        shutil.copytree(ws, final, symlinks=True,
+                        ignore=shutil.ignore_patterns(TASK_DIR, ".home", ".tmp", "__pycache__"))
+    except (shutil.Error, OSError) as exc:
+        kept = f"the final workspace could not be kept: {str(exc)[:300]}"
     shutil.rmtree(ws, ignore_errors=True)
     meta = {"solver": "agent", "agent_version": AGENT_VERSION, "paper_source": paper.source, "exit": traj.exit,
             "steps": len(traj.steps), "usage": traj.usage.model_dump(), "trajectory": str(traj_path),
             "settings": model.settings.model_dump(), "limits": limits.model_dump()}
-    if traj.exit.startswith("model error") and not traj.steps:
-        return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, error=traj.exit, meta=meta)
-    return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, repo_dir=str(final), meta=meta)
+    if (traj.exit.startswith("model error") and not traj.steps) or kept:
+        return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, error=kept or traj.exit,
+                          meta=PredictionMeta.model_validate(meta))
+    return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, repo_dir=str(final),
+                      meta=PredictionMeta.model_validate(meta))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from lmrbench.evaluate.models import Prediction
+from lmrbench.records import Prediction, PredictionMeta
 from lmrbench.tasks.schema import Implementation, Task
 from lmrbench.tasks.source import SourceError, definition_in, extract
 
@@ -28,7 +28,7 @@ def code_prediction(impl: Implementation, model: str, snippet: str, sample: int 
     if fallback is not None and all(defs[t] == extract(fallback, t) for t in impl.targets):
         raise SourceError(f"the snippet defines none of {impl.targets} differently from the reference")
     return Prediction(instance_id=impl.instance_id, model=model, sample=sample,
-                      functions={impl.goal_file: defs}, meta=dict(meta))
+                      functions={impl.goal_file: defs}, meta=PredictionMeta.model_validate(dict(meta)))
 
 
 def _whole_file_diff(task: Task, impl: Implementation, golden: Path) -> str:
@@ -45,13 +45,17 @@ def reference_prediction(task: Task, impl: Implementation, sample: int = 0) -> P
     golden = impl.golden_file.read_text(encoding="utf-8")
     if not impl.targets:
         return Prediction(instance_id=impl.instance_id, model="reference", sample=sample,
-                          diff=_whole_file_diff(task, impl, impl.golden_file), meta={"solver": "reference"})
-    defs = {t: extract(golden, t) for t in impl.targets}
+                          diff=_whole_file_diff(task, impl, impl.golden_file), meta=PredictionMeta(solver="reference"))
+    try:
+        defs = {t: extract(golden, t) for t in impl.targets}
+    except SourceError as exc:  # the original's golden files do not always hold what info.json names
+        return Prediction(instance_id=impl.instance_id, model="reference", sample=sample,
+                          error=f"golden file {impl.golden_file.name}: {exc}")
     return Prediction(instance_id=impl.instance_id, model="reference", sample=sample,
-                      functions={impl.goal_file: defs}, meta={"solver": "reference"})
+                      functions={impl.goal_file: defs}, meta=PredictionMeta(solver="reference"))
 
 
 def stub_prediction(task: Task, impl: Implementation, sample: int = 0) -> Prediction:
     """Leaves the masked repository as it is."""
     return Prediction(instance_id=impl.instance_id, model="stub", sample=sample, functions={},
-                      meta={"solver": "stub"})
+                      meta=PredictionMeta(solver="stub"))

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from lmrbench.evaluate.models import Prediction
-from lmrbench.models.base import Message, Model, ModelError, Usage
+from lmrbench.models.base import Message, Model, ModelError
 from lmrbench.papers import PaperText
+from lmrbench.records import Prediction, PredictionMeta
 from lmrbench.solvers.extract import ExtractionError, extract_targets
 from lmrbench.tasks.schema import Implementation, Task
-from lmrbench.tasks.source import IMPORTS_KEY
 
 PROMPT_VERSION = "prompt-v1"
 
@@ -42,13 +41,13 @@ def build_prompt(task: Task, impl: Implementation, paper: PaperText) -> list[Mes
 
 def prompt_prediction(task: Task, impl: Implementation, model: Model, paper: PaperText, sample: int = 0) -> Prediction:
     """Ask once, extract the targets; failures become a prediction with `error` (scored invalid)."""
-    meta = {"solver": "prompt", "prompt_version": PROMPT_VERSION, "paper_source": paper.source,
+    meta: dict[str, object] = {"solver": "prompt", "prompt_version": PROMPT_VERSION, "paper_source": paper.source,
             "settings": model.settings.model_dump()}
     try:
         resp = model.query(build_prompt(task, impl, paper))
     except ModelError as exc:
         return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample,
-                          error=f"model error: {exc}", meta=meta | {"usage": Usage().model_dump()})
+                          error=f"model error: {exc}", meta=PredictionMeta.model_validate(meta))
     meta |= {"usage": resp.usage.model_dump(), "finish_reason": resp.finish_reason, "answer": resp.content}
     goal = (task.repo_dir / impl.goal_file).read_text(encoding="utf-8")
     try:
@@ -56,9 +55,6 @@ def prompt_prediction(task: Task, impl: Implementation, model: Model, paper: Pap
     except ExtractionError as exc:
         why = f"{exc}" + (" (answer truncated)" if resp.finish_reason == "length" else "")
         return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample,
-                          error=f"no usable code: {why}", meta=meta)
-    defs = dict(found.definitions) | found.helpers
-    if found.imports:
-        defs[IMPORTS_KEY] = "\n".join(found.imports)
+                          error=f"no usable code: {why}", meta=PredictionMeta.model_validate(meta))
     return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample,
-                      functions={impl.goal_file: defs}, meta=meta)
+                      functions={impl.goal_file: found.entry()}, meta=PredictionMeta.model_validate(meta))

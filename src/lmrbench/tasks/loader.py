@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +49,27 @@ class TaskSet:
             raise KeyError(f"'{instance_id}' is not an instance id of the form <task>/<index>")
         task = self.task(task_id)
         return task, task.implementation(int(index))
+
+    def restrict(self, patterns: list[str] | None = None, split: str = "all",
+                 since: dt.date | None = None) -> TaskSet:
+        """Only the implementations matching `patterns` (fnmatch on instance or task id), in `split` ('all', or a
+        split name: tasks without a split, i.e. the original layout, are always in), published on or after
+        `since` (tasks without a date are left out then). Raises ValueError naming what selected nothing."""
+        keep = {i.instance_id for i in self.select(patterns)}
+        if patterns and not keep:
+            raise ValueError(f"no implementation matches {patterns}; see `lmrbench tasks list --split all`")
+        tasks = []
+        for task in self.tasks:
+            if split != "all" and task.split is not None and task.split != split:
+                continue
+            if since is not None and (task.publication_date is None or task.publication_date < since):
+                continue
+            impls = [i for i in task.implementations if i.instance_id in keep]
+            if impls:
+                tasks.append(task.model_copy(update={"implementations": impls}))
+        if not tasks:
+            raise ValueError(f"nothing selected (patterns {patterns or 'all'}, split '{split}', since {since})")
+        return TaskSet(self.root, tasks, list(self.problems))
 
     def select(self, patterns: list[str] | None) -> list[Implementation]:
         """Instances whose id or task id matches one of the patterns (fnmatch); all when None."""
@@ -130,6 +153,7 @@ def load_our_task(root: Path, data: dict) -> Task:
         tests_dir=tests,
         timeout_s=info.timeout_s,
         requirements=info.requirements,
+        split=info.split,
         implementations=sorted(impls, key=lambda i: i.index),
     )
 

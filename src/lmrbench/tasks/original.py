@@ -13,6 +13,7 @@ from lmrbench.tasks.problems import Problem
 from lmrbench.tasks.schema import Implementation, Layout, Task
 
 FALLBACK_TEST = "unit_test/unit_test.py"
+TEST_DIR = "unit_test"
 
 
 def _text(value: Any) -> str:
@@ -50,15 +51,26 @@ def _targets(raw: dict, task_id: str, index: int, problems: list[Problem]) -> li
     return [f"{cls}.{func}" if cls else func]
 
 
+def _test_candidates(repo: Path, index: int) -> list[str]:
+    """Where the test really is when unit_test_file names nothing: unit_test_<index>.py, unit_test.py, or the only
+    unit_test*.py of the folder."""
+    named = [f"{TEST_DIR}/unit_test_{index}.py", FALLBACK_TEST]
+    found = [c for c in named if (repo / c).is_file()]
+    if found:
+        return found[:1]
+    folder = repo / TEST_DIR
+    others = sorted(p.name for p in folder.glob("unit_test*.py")) if folder.is_dir() else []
+    return [f"{TEST_DIR}/{others[0]}"] if len(others) == 1 else []
+
+
 def _unit_test(raw: dict, repo: Path, task_id: str, index: int, problems: list[Problem]) -> str:
     test = _text(raw.get("unit_test_file"))
-    if test and (repo / test).is_file():
+    if not repo.is_dir() or (test and (repo / test).is_file()):
         return test
-    if (repo / FALLBACK_TEST).is_file():
-        problems.append(
-            Problem(task_id, index, "missing-unit-test-file", f"'{test}' does not exist; using '{FALLBACK_TEST}'")
-        )
-        return FALLBACK_TEST
+    found = _test_candidates(repo, index)
+    if found:
+        problems.append(Problem(task_id, index, "missing-unit-test-file", f"'{test}' does not exist; using '{found[0]}'"))
+        return found[0]
     problems.append(Problem(task_id, index, "missing-unit-test-file", f"'{test}' does not exist and no fallback"))
     return test
 
@@ -113,18 +125,32 @@ def _check_header(data: dict, root: Path, task_id: str, problems: list[Problem])
         problems.append(Problem(task_id, None, "schema-drift", f"instance_id {iid!r} is not an int", "warning"))
 
 
+def _repo_defect(repo: Path, repo_name: str) -> tuple[str, str]:
+    """(problem kind, detail) when the repository cannot be used, else ('', '')."""
+    if not repo_name or not repo.exists():
+        return "missing-repo", f"repository folder '{repo_name}' does not exist"
+    if repo.is_file():
+        size = repo.stat().st_size
+        what = "an empty file" if size == 0 else f"a {size}-byte file"
+        return "empty-repo", f"repository '{repo_name}' is {what}, not a folder (an unfetched submodule link?)"
+    if not any(repo.iterdir()):
+        return "empty-repo", f"repository folder '{repo_name}' is empty (an unfetched submodule?)"
+    return "", ""
+
+
 def load_original_task(root: Path, data: dict, problems: list[Problem]) -> Task | None:
-    """Load one original-layout task folder; None when it has no usable repository."""
+    """Load one original-layout task folder; None only when info.json lists no implementations.
+
+    A task whose repository is missing or empty still loads, with `defect` set: each of its implementations is
+    then an `error` with that cause, never silently absent.
+    """
     task_id = root.name.lower()
     _check_header(data, root, task_id, problems)
     repo_name = _text(data.get("repo_folder_name"))
     repo = root / repo_name if repo_name else root / "__missing__"
-    if not repo_name or not repo.exists():
-        problems.append(Problem(task_id, None, "missing-repo", f"repository folder '{repo_name}' does not exist"))
-        return None
-    if repo.is_file() or not any(repo.iterdir()):
-        problems.append(Problem(task_id, None, "empty-repo", f"'{repo_name}' is an empty file or folder"))
-        return None
+    kind, defect = _repo_defect(repo, repo_name)
+    if kind:
+        problems.append(Problem(task_id, None, kind, defect))
     paper_json, paper_pdf = _find_paper(root, repo, task_id, problems)
     impls: list[Implementation] = []
     raw_impls = data.get("implementations")
@@ -149,4 +175,5 @@ def load_original_task(root: Path, data: dict, problems: list[Problem]) -> Task 
         paper_pdf=paper_pdf,
         timeout_s=600,
         implementations=impls,
+        defect=defect,
     )

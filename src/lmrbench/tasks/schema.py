@@ -49,6 +49,9 @@ class ImplementationInfo(BaseModel):
         return [f"{self.class_name}.{self.goal_function}" if self.class_name else self.goal_function]
 
 
+Split = Literal["lite", "main"]
+
+
 class TaskInfo(BaseModel):
     """Our info.json. Unknown fields are rejected so that typos surface as errors."""
 
@@ -67,6 +70,9 @@ class TaskInfo(BaseModel):
     tests_dir: str = Field(default="tests", description="Hidden tests folder, relative to the task (ext).")
     timeout_s: int = Field(default=120, ge=1, le=3600, description="Wall-clock limit of one evaluation (ext).")
     requirements: list[str] = Field(default_factory=list, description="Python packages the task imports (ext).")
+    split: Split = Field(
+        default="lite", description="'lite': the guided sanity split; 'main': written at the original's difficulty."
+    )
     implementations: list[ImplementationInfo] = Field(min_length=1, description="The masked implementations.")
 
     @field_validator("implementations")
@@ -97,6 +103,17 @@ class Implementation(BaseModel):
         return f"{self.task_id}/{self.index}"
 
 
+class TaskEnv(BaseModel):
+    """A task's own environment (`lmrbench env build`): its interpreter replaces the harness's for its tests."""
+
+    python: Path = Field(description="The environment's interpreter.")
+    root: Path = Field(description="The environment's folder; the sandbox shows it read-only.")
+    key: str = Field(description="Hash of the requirement inputs and the Python version; names the folder.")
+    paths: list[str] = Field(default_factory=list, description="Folders of the repository (relative to it) put "
+                             "before it on sys.path: local packages the task's Dockerfile installs with pip.")
+    failed: list[str] = Field(default_factory=list, description="Requirements that could not be installed.")
+
+
 class Task(BaseModel):
     """A loaded task: what every stage needs, whatever layout it came from."""
 
@@ -114,7 +131,12 @@ class Task(BaseModel):
     tests_dir: Path | None = Field(default=None, description="Ours: hidden tests folder.")
     timeout_s: int = 120
     requirements: list[str] = Field(default_factory=list)
+    split: Split | None = Field(default=None, description="Our layout's split; None for the original layout.")
     implementations: list[Implementation]
+    defect: str = Field(default="", description="Why no implementation of this task can be evaluated (original "
+                        "layout: its repository is missing or an empty file); empty when it can.")
+    env: TaskEnv | None = Field(default=None, description="Its own environment, once attached; None = the "
+                                "harness's interpreter.")
 
     def implementation(self, index: int) -> Implementation:
         for impl in self.implementations:

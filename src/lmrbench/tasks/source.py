@@ -34,6 +34,8 @@ def _parse(source: str, what: str) -> ast.Module:
         return ast.parse(source)
     except SyntaxError as exc:
         raise SourceError(f"{what} does not parse: {exc.msg} (line {exc.lineno})") from exc
+    except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
+        raise SourceError(f"{what} does not parse: {type(exc).__name__}: {exc}") from exc
 
 
 def _child_defs(body: list[ast.stmt]) -> dict[str, DefNode]:
@@ -143,11 +145,13 @@ def splice(source: str, qualname: str, definition: str) -> str:
     return "".join(lines[: pspan.end] + new + lines[pspan.end :])
 
 
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
 def _docstring_end(node: DefNode) -> int | None:
     first = node.body[0]
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-        return first.end_lineno
-    return None
+    return first.end_lineno if _is_docstring(first) else None
 
 
 def _mask_function(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef, nl: str) -> list[str]:
@@ -206,24 +210,272 @@ def body_fingerprint(source: str, qualname: str) -> str | None:
     return "\n".join(ast.dump(stmt, annotate_fields=False) for stmt in body)
 
 
+# --- Module additions: everything an answer adds besides its target definitions -------------------------------
+
+MODULE_KEY = "<module>"
+"""Pseudo-key of a `functions` entry: module-level code the answer adds or changes, in the answer's order."""
 IMPORTS_KEY = "<imports>"
+"""The older pseudo-key (import lines only); still read, with the same meaning as MODULE_KEY."""
+
+# Statements that only run code when the module is imported (demos, prints, checks): never module additions.
+_RUNS_CODE = (ast.Expr, ast.Assert, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Raise,
+              ast.Delete, ast.Pass, ast.Global, ast.Nonlocal, ast.Return, ast.Break, ast.Continue, ast.Match)
 
 
-def add_imports(source: str, imports: str) -> str:
-    """Insert import lines missing from a file after its last top-level import (or at the top)."""
-    nl = _newline(source)
+def bound_names(stmt: ast.stmt) -> set[str]:
+    """Names a statement binds in its own scope (a def's name, assignment targets, imported names)."""
+    if isinstance(stmt, DefNode):
+        return {stmt.name}
+    if isinstance(stmt, ast.Import | ast.ImportFrom):
+        return {(a.asname or a.name).split(".")[0] for a in stmt.names}
+    targets: list[ast.expr] = []
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, ast.AnnAssign | ast.AugAssign):
+        targets = [stmt.target]
+    elif isinstance(stmt, ast.If | ast.Try):
+        inner = [*stmt.body, *stmt.orelse, *getattr(stmt, "finalbody", [])]
+        inner += [s for h in getattr(stmt, "handlers", []) for s in h.body]
+        return set().union(*(bound_names(s) for s in inner))
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def used_names(node: ast.AST) -> set[str]:
+    """Every bare name a piece of code mentions (loads, stores, attribute bases)."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def is_main_guard(stmt: ast.stmt) -> bool:
+    """`if __name__ == "__main__":` (a demo)."""
+    return isinstance(stmt, ast.If) and "__name__" in used_names(stmt.test) and "__main__" in ast.unparse(stmt.test)
+
+
+def runs_code(stmt: ast.stmt) -> bool:
+    """A statement that runs code at import and defines nothing: a demo, a print, a check."""
+    return isinstance(stmt, _RUNS_CODE) or is_main_guard(stmt)
+
+
+def is_placeholder(stmt: ast.stmt) -> bool:
+    """An abbreviated definition (`def f(self): ...`, `X = ...`): stands for the file's own version."""
+    if isinstance(stmt, ast.Assign | ast.AnnAssign):
+        return isinstance(stmt.value, ast.Constant) and stmt.value.value is Ellipsis
+    if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    body = stmt.body[1:] if _docstring_end(stmt) is not None else stmt.body
+    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                                           and s.value.value is Ellipsis) for s in body)
+
+
+def same_statement(a: ast.stmt, b: ast.stmt) -> bool:
+    """Equal code, whatever the formatting and comments."""
+    return ast.dump(a) == ast.dump(b)
+
+
+def first_line(stmt: ast.stmt) -> int:
+    """0-based index of a statement's first line, decorators included."""
+    return min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", []))]) - 1
+
+
+def _start_with_comments(lines: list[str], body: list[ast.stmt], i: int) -> int:
+    """0-based index of the first line of body[i], lifted over the comment lines directly above it."""
+    start = first_line(body[i])
+    floor = (body[i - 1].end_lineno or 0) if i else 0
+    while start > floor and lines[start - 1].strip().startswith("#"):
+        start -= 1
+    return start
+
+
+def statement_lines(lines: list[str], body: list[ast.stmt], i: int) -> list[str]:
+    """Lines of body[i] (decorators included) with the comment lines directly above it."""
+    return lines[_start_with_comments(lines, body, i) : body[i].end_lineno]
+
+
+def _as_lines(code: str, indent: str, nl: str) -> list[str]:
+    return [(indent + ln if ln.strip() else "") + nl for ln in textwrap.dedent(code).strip("\n").split("\n")]
+
+
+def _import_line(tree: ast.Module, future: bool) -> tuple[int, bool]:
+    """Where a new import goes: (0-based line index, whether a blank line should follow it).
+
+    After the file's leading import block; a `from __future__` import, or a file without leading imports,
+    gets the first place after the module docstring.
+    """
+    body = tree.body
+    i = 1 if body and _is_docstring(body[0]) else 0
+    top = (body[0].end_lineno or 0) if i else (body[0].lineno - 1 if body else 0)
+    if future:
+        return top, False
+    last = None
+    while i < len(body) and isinstance(body[i], ast.Import | ast.ImportFrom):
+        last = body[i].end_lineno
+        i += 1
+    return (last, False) if last is not None else (top, True)
+
+
+def _add_import(source: str, stmt: ast.stmt, code: list[str], nl: str) -> str:
     tree = _parse(source, "the file")
-    present = {ast.unparse(n) for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)}
-    new = [ln.strip() for ln in imports.splitlines() if ln.strip() and ln.strip() not in present]
-    for ln in new:
-        _parse(ln, f"import line {ln!r}")
-        if not isinstance(ast.parse(ln).body[0], ast.Import | ast.ImportFrom):
-            raise SourceError(f"{ln!r} is not an import")
-    if not new:
+    if any(same_statement(stmt, s) for s in tree.body if isinstance(s, ast.Import | ast.ImportFrom)):
         return source
+    future = isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
+    at, blank = _import_line(tree, future)
     lines = source.splitlines(keepends=True)
-    last = max((n.end_lineno or 0 for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)), default=0)
-    if last == 0 and tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(tree.body[0].value, ast.Constant):
-        last = tree.body[0].end_lineno or 0  # after the module docstring
-    block = [ln + nl for ln in new]
-    return "".join(lines[:last] + block + lines[last:])
+    if lines and at == len(lines) and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += nl
+    new = _as_lines("".join(code), "", nl)
+    if blank and at < len(lines) and lines[at].strip():
+        new.append(nl)
+    return "".join(lines[:at] + new + lines[at:])
+
+
+def _replace_top_level(source: str, stmt: ast.stmt, code: list[str], nl: str) -> str | None:
+    """Put a statement in place of the file's binding of its names; None when the file binds none of them."""
+    tree = _parse(source, "the file")
+    body = tree.body
+    lines = source.splitlines(keepends=True)
+    names = bound_names(stmt)
+    binders = [i for i, s in enumerate(body) if not isinstance(s, ast.Import | ast.ImportFrom)
+               and bound_names(s) & names]
+    if not binders:
+        return None
+    if any(same_statement(stmt, body[i]) for i in binders) or is_placeholder(stmt):
+        return source
+    return _rebind(lines, body[binders[-1]], names, _as_lines("".join(code), "", nl), [nl, nl])
+
+
+def _rebind(lines: list[str], old: ast.stmt, names: set[str], new: list[str], gap: list[str]) -> str:
+    """The new lines in place of a statement that binds nothing else, else right after it (it rebinds a part)."""
+    if bound_names(old) <= names:
+        return "".join(lines[: first_line(old)] + new + lines[old.end_lineno or 0 :])
+    at = old.end_lineno or 0
+    return "".join(lines[:at] + gap + new + lines[at:])
+
+
+def import_time_names(stmt: ast.stmt) -> set[str]:
+    """Names a statement needs when the module is imported (not when its functions are called)."""
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+        a = stmt.args
+        parts: list[ast.AST | None] = [*stmt.decorator_list, *a.defaults, *a.kw_defaults, stmt.returns]
+        parts += [arg.annotation for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if arg]
+        return set().union(*(used_names(p) for p in parts if p is not None))
+    if isinstance(stmt, ast.ClassDef):
+        head = set().union(*(used_names(p) for p in [*stmt.decorator_list, *stmt.bases, *stmt.keywords]))
+        return head.union(*(import_time_names(s) for s in stmt.body))
+    return used_names(stmt)
+
+
+def _insertion_index(body: list[ast.stmt], group: list[ast.stmt], names: set[str]) -> int | None:
+    """Before the first statement that uses the group, unless the group needs at import time a name that only
+    a later statement binds: then right after that statement."""
+    user = next((i for i, s in enumerate(body) if used_names(s) & names), None)
+    if user is None:
+        return None
+    needs = set().union(*(import_time_names(s) for s in group)) - names
+    needs -= set().union(set(), *(bound_names(s) for s in body[:user]))
+    later = [i for i, s in enumerate(body) if i >= user and bound_names(s) & needs]
+    return later[-1] + 1 if later else user
+
+
+def _insert_new(source: str, group: list[ast.stmt], chunks: list[list[str]], names: set[str], nl: str) -> str:
+    """New statements, together and in their order, right before the first statement that uses one of them."""
+    new: list[str] = []
+    for chunk in chunks:
+        new += ([nl, nl] if new else []) + _as_lines("".join(chunk), "", nl)
+    body = _parse(source, "the file").body
+    lines = source.splitlines(keepends=True)
+    user = _insertion_index(body, group, names)
+    if user is None or user == len(body):
+        head = "".join(lines)
+        if head and not head.endswith(("\n", "\r")):
+            head += nl
+        return head + nl + nl + "".join(new)
+    at = _start_with_comments(lines, body, user)
+    return "".join(lines[:at] + new + [nl, nl] + lines[at:])
+
+
+def add_module_code(source: str, code: str) -> str:
+    """Splice module-level additions into a file.
+
+    Imports the file lacks go after its leading imports (`from __future__` ones first of all). A statement
+    that binds a name the file already binds replaces the file's (last) binding in place, unless it is the
+    same code or a placeholder (`def f(): ...`). The new statements go together, in their order, right
+    before the first top-level statement of the file that mentions one of their names (else at the end), or
+    after a later statement binding a name they need at import time.
+    """
+    code = textwrap.dedent(code)
+    tree = _parse(code, "the module additions")
+    code_lines = code.splitlines(keepends=True)
+    nl = _newline(source)
+    group, chunks, names = [], [], set()
+    for i, stmt in enumerate(tree.body):
+        chunk = statement_lines(code_lines, tree.body, i)
+        if isinstance(stmt, ast.Import | ast.ImportFrom):
+            source = _add_import(source, stmt, chunk, nl)
+            continue
+        replaced = _replace_top_level(source, stmt, chunk, nl)
+        if replaced is None:
+            group.append(stmt)
+            chunks.append(chunk)
+            names |= bound_names(stmt)
+        else:
+            source = replaced
+    return _insert_new(source, group, chunks, names, nl) if chunks else source
+
+
+def _splice_class_attribute(source: str, qualname: str, code: str) -> str:
+    """Replace or add a class-level assignment (`C.EPS` = `EPS = 1e-8`); a new one goes before the methods."""
+    parent_name, _, _ = qualname.rpartition(".")
+    tree = _parse(source, "the file")
+    parent = find_node(tree, parent_name)
+    if not isinstance(parent, ast.ClassDef):
+        raise SourceError(f"cannot add '{qualname}': no class '{parent_name}'")
+    stmt = ast.parse(code).body[0]
+    nl = _newline(source)
+    lines = source.splitlines(keepends=True)
+    members = parent.body
+    if members[0].lineno == parent.lineno:
+        raise SourceError(f"cannot add '{qualname}': class '{parent_name}' is written on one line")
+    first = lines[members[0].lineno - 1]
+    indent = first[: len(first) - len(first.lstrip())]
+    new = _as_lines(code, indent, nl)
+    binders = [s for s in members if bound_names(s) & bound_names(stmt)]
+    if binders:
+        return _rebind(lines, binders[-1], bound_names(stmt), new, [])
+    defs = [i for i, s in enumerate(members) if isinstance(s, DefNode)]
+    if not defs:
+        at = members[-1].end_lineno or 0
+        return "".join(lines[:at] + new + lines[at:])
+    at = _start_with_comments(lines, members, defs[0])
+    return "".join(lines[:at] + new + [nl] + lines[at:])
+
+
+def splice_entry(source: str, qualname: str, code: str) -> str:
+    """Splice one keyed entry: a definition (function, method, class) or a class-level assignment."""
+    tree = _parse(textwrap.dedent(code), f"the new definition of '{qualname}'")
+    name = qualname.rpartition(".")[2]
+    first = tree.body[0] if len(tree.body) == 1 else None
+    if isinstance(first, ast.Assign | ast.AnnAssign) and name in bound_names(first):
+        if "." in qualname:
+            return _splice_class_attribute(source, qualname, textwrap.dedent(code))
+        return add_module_code(source, code)
+    return splice(source, qualname, definition_in(code, qualname))
+
+
+def splice_functions(source: str, entry: dict[str, str]) -> str:
+    """Apply one file's entry of a `functions` prediction: each keyed definition, then the module additions.
+
+    The module additions come last so that a new helper lands before its first use in the final file.
+    """
+    for key, code in entry.items():
+        if key in (MODULE_KEY, IMPORTS_KEY):
+            continue
+        try:
+            source = splice_entry(source, key, code)
+        except SourceError as exc:
+            raise SourceError(f"{key}: {exc}") from exc
+    for key in (IMPORTS_KEY, MODULE_KEY):
+        if key in entry:
+            try:
+                source = add_module_code(source, entry[key])
+            except SourceError as exc:
+                raise SourceError(f"{key}: {exc}") from exc
+    return source

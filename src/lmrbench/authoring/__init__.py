@@ -1,0 +1,1 @@
+"""Task authoring: lint, mechanical mutants, fixtures and expected outputs, validation (the discrimination proof)."""

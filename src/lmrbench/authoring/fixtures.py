@@ -1,0 +1,138 @@
+"""Regenerate a task's test data from the reference, in the sandbox, and check it is up to date.
+
+Two kinds: input fixtures (`make_fixtures.py` -> `tests/fixtures/`, which enter the sandbox) and, for probe
+files, the reference's outputs (`tests/expected/<probe>.jsonl`, which never do)."""
+
+from __future__ import annotations
+
+import filecmp
+import json
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from lmrbench.evaluate.apply import apply_prediction, make_workspace
+from lmrbench.evaluate.grading import grade_probe_data
+from lmrbench.evaluate.probes import expected_path, parse_probe_output, read_capped
+from lmrbench.evaluate.runner import EvalConfig, grading_of, prepare, run_cold, shared_pool
+from lmrbench.records import Grading, Status
+from lmrbench.sandbox import SandboxConfig
+from lmrbench.solvers.builtin import reference_prediction
+from lmrbench.tasks.schema import Implementation, Task
+
+SCRIPT = "make_fixtures.py"
+
+
+@dataclass
+class FixtureResult:
+    task_id: str
+    ok: bool
+    detail: str
+
+
+def _differences(a: Path, b: Path) -> list[str]:
+    names_a = {p.relative_to(a) for p in a.rglob("*") if p.is_file()}
+    names_b = {p.relative_to(b) for p in b.rglob("*") if p.is_file()} if b.is_dir() else set()
+    diffs = [f"only in new: {n}" for n in sorted(names_a - names_b)]
+    diffs += [f"only in old: {n}" for n in sorted(names_b - names_a)]
+    diffs += [f"differs: {n}" for n in sorted(names_a & names_b) if not filecmp.cmp(a / n, b / n, shallow=False)]
+    return diffs
+
+
+def canonical_outputs(data: bytes) -> bytes:
+    """A probe run's output without timings, keys sorted: the stored form of expected outputs."""
+    lines = []
+    for line in data.decode().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            row.pop("seconds", None)
+            lines.append(json.dumps(row, sort_keys=True, allow_nan=False))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def reference_outputs(task: Task, impl: Implementation, sandbox_config: SandboxConfig | None = None) -> bytes | str:
+    """Run an implementation's probe file with the reference, in the sandbox: its canonical output, or an error."""
+    pred = reference_prediction(task, impl)
+    config = EvalConfig(sandbox=sandbox_config or SandboxConfig())
+    with tempfile.TemporaryDirectory(prefix="lmrbench-expected-") as tmp:
+        p = prepare(task, impl, pred, Path(tmp) / "item", Path(tmp) / "log.txt", "expected", config)
+        if p.invalid:
+            return f"reference does not apply: {p.invalid}"
+        res = run_cold(p, shared_pool(config).for_task(task))
+        data = read_capped(p.out / "outputs.jsonl")
+        parsed = parse_probe_output(data) if data is not None else None
+        if res.exit_code != 0 or parsed is None or not parsed.done or parsed.import_errors or not parsed.cases:
+            tail = p.log.read_text(errors="replace")[-1500:] if p.log.is_file() else ""
+            return f"probe run with the reference failed (exit {res.exit_code}):\n{tail}"
+        unsupported = [f"{c.name}:{k}" for c in parsed.cases.values() for k, v in c.outputs.items()
+                       if isinstance(v, tuple) and v[0] == "unsupported"]
+        if unsupported:
+            return f"outputs that are not plain data: {unsupported[:5]}"
+        return canonical_outputs(data or b"")
+
+
+def _expected(task: Task, check: bool, sandbox_config: SandboxConfig | None) -> list[str]:
+    """Write (or check) every probe file's expected outputs; returns problems."""
+    assert task.tests_dir is not None
+    problems = []
+    for impl in task.implementations:
+        if grading_of(task, impl) is not Grading.PROBE:
+            continue
+        rel = str(Path(impl.unit_test_file).relative_to(task.tests_dir.relative_to(task.root)))
+        target = expected_path(task.tests_dir, rel)
+        new = reference_outputs(task, impl, sandbox_config)
+        if isinstance(new, str):
+            problems.append(f"{impl.instance_id}: {new}")
+        elif not check:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(new)
+        elif not target.is_file():
+            problems.append(f"{impl.instance_id}: no {target.relative_to(task.root)}")
+        elif target.read_bytes() != new:
+            g = grade_probe_data(task, impl.unit_test_file, parse_probe_output(new), 0, False, set())
+            if g.status is not Status.PASSED:
+                problems.append(f"{impl.instance_id}: expected outputs differ from the reference's: {g.reason}")
+    return problems
+
+
+def build_fixtures(task: Task, check: bool, sandbox_config: SandboxConfig | None = None) -> FixtureResult:
+    """Input fixtures (make_fixtures.py) and expected probe outputs from the reference: write or check them."""
+    inputs = _input_fixtures(task, check, sandbox_config)
+    if not inputs.ok:
+        return inputs
+    problems = _expected(task, check, sandbox_config)
+    if problems:
+        return FixtureResult(task.task_id, False, "; ".join(problems))
+    return inputs
+
+
+def _input_fixtures(task: Task, check: bool, sandbox_config: SandboxConfig | None = None) -> FixtureResult:
+    """Run make_fixtures.py with every reference applied; write (or, with `check`, compare) tests/fixtures."""
+    script = task.root / SCRIPT
+    if not script.is_file():
+        return FixtureResult(task.task_id, True, "no make_fixtures.py")
+    assert task.tests_dir is not None
+    target = task.tests_dir / "fixtures"
+    with tempfile.TemporaryDirectory(prefix="lmrbench-fixtures-") as tmp:
+        ws = make_workspace(task, Path(tmp) / "repo")
+        for impl in task.implementations:
+            apply_prediction(reference_prediction(task, impl), ws)
+        shutil.copyfile(script, ws / "_make_fixtures.py")
+        log = Path(tmp) / "log.txt"
+        res = shared_pool(EvalConfig(sandbox=sandbox_config or SandboxConfig())).for_task(task).exec(
+            [sys.executable, "-P", "_make_fixtures.py", "_fixtures_out"], ws, task.timeout_s * 3, log,
+            env={"PYTHONPATH": str(ws)},
+        )
+        out = ws / "_fixtures_out"
+        if res.exit_code != 0 or not out.is_dir():
+            tail = log.read_text(errors="replace")[-1500:]
+            return FixtureResult(task.task_id, False, f"make_fixtures.py failed (exit {res.exit_code}):\n{tail}")
+        diffs = _differences(out, target)
+        if check:
+            return FixtureResult(task.task_id, not diffs, "up to date" if not diffs else "; ".join(diffs[:5]))
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(out, target)
+        return FixtureResult(task.task_id, True, f"wrote {sum(1 for p in target.rglob('*') if p.is_file())} file(s)")

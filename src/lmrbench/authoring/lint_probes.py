@@ -1,0 +1,83 @@
+"""Lint of hidden tests in probe form: nothing that enters the sandbox may hold or compute a verdict."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from lmrbench.checks import matches
+from lmrbench.evaluate.probes import parse_probe_output, task_checks
+from lmrbench.tasks.problems import Problem
+from lmrbench.tasks.schema import Implementation, Task
+
+COMPARING_CALLS = {"isclose", "allclose", "assert_close", "assert_allclose", "approx", "array_equal", "equal"}
+TESTING_MODULES = ("pytest", "torch.testing", "numpy.testing", "unittest", "lmrbench.checks")
+
+
+def _sandbox_py_files(task: Task) -> list[Path]:
+    assert task.tests_dir is not None
+    out = []
+    for path in sorted(task.tests_dir.rglob("*.py")):
+        rel = path.relative_to(task.tests_dir)
+        if rel.parts[0] == "expected" or path.name.startswith("check_") or "__pycache__" in rel.parts:
+            continue
+        out.append(path)
+    return out
+
+
+def _imports(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom) and node.module:
+        return [node.module]
+    return []
+
+
+def _defects(tree: ast.Module) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert):
+            found.append(f"an assert statement (line {node.lineno})")
+        for name in _imports(node):
+            if name.startswith(TESTING_MODULES):
+                found.append(f"imports {name} (line {getattr(node, 'lineno', 0)})")
+        if isinstance(node, ast.Call):
+            fn = node.func
+            name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+            if name in COMPARING_CALLS:
+                found.append(f"calls {name}() (line {node.lineno}): comparisons belong in the check file")
+    return found
+
+
+def lint_probe_files(task: Task, impl: Implementation) -> list[Problem]:
+    """A probe-form implementation: sandbox files compare nothing, expected outputs exist, no stray pytest file."""
+    assert task.tests_dir is not None
+    out = []
+    for path in _sandbox_py_files(task):
+        rel = path.relative_to(task.root)
+        if path.name.startswith("test_"):
+            out.append(Problem(task.task_id, impl.index, "pytest-in-sandbox",
+                               f"{rel} is a pytest file; probe tasks keep comparisons out of the sandbox"))
+            continue
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except SyntaxError as exc:
+            out.append(Problem(task.task_id, impl.index, "probe-syntax", f"{rel}: {exc}"))
+            continue
+        out += [Problem(task.task_id, impl.index, "verdict-in-sandbox", f"{rel}: {d}") for d in _defects(tree)]
+    stem = Path(impl.unit_test_file).stem
+    expected = task.tests_dir / "expected" / f"{stem}.jsonl"
+    if not expected.is_file():
+        out.append(Problem(task.task_id, impl.index, "no-expected-outputs",
+                           f"no tests/expected/{stem}.jsonl (run `lmrbench tasks fixtures -t {task.task_id}`)"))
+        return out
+    return out + _idle_checks(task, impl, expected)
+
+
+def _idle_checks(task: Task, impl: Implementation, expected: Path) -> list[Problem]:
+    """A check whose pattern matches no case never runs: it would look like a proof and prove nothing."""
+    assert task.tests_dir is not None
+    cases = list(parse_probe_output(expected.read_bytes()).cases)
+    rel = str(Path(impl.unit_test_file).relative_to(task.tests_dir.relative_to(task.root)))
+    return [Problem(task.task_id, impl.index, "check-matches-nothing", f"check pattern '{pattern}' matches no case")
+            for pattern in task_checks(task.tests_dir, rel).patterns() if not any(matches(c, pattern) for c in cases)]

@@ -1,0 +1,207 @@
+"""Prove that tasks discriminate: reference passes N/N, stub fails, wrong variants fail, mutants are killed."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import tempfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from lmrbench.authoring.mutants import mutants
+from lmrbench.evaluate.runner import EvalConfig, evaluate_one
+from lmrbench.evaluate.warm import evaluate_warm
+from lmrbench.records import Evaluation, Prediction, Status
+from lmrbench.sandbox import LocalSandbox
+from lmrbench.solvers.builtin import code_prediction, reference_prediction, stub_prediction
+from lmrbench.tasks.schema import Implementation, Layout, Task
+from lmrbench.tasks.source import SourceError, extract
+
+
+class ValidateConfig(BaseModel):
+    """What `lmrbench validate` runs."""
+
+    repeat: int = Field(default=3, ge=1, description="How many times the reference runs; every run must pass.")
+    wrong: bool = Field(default=True, description="Run the hand-written wrong variants (each must fail).")
+    mutants: bool = Field(default=False, description="Run mechanical mutants of the reference.")
+    max_mutants: int | None = Field(default=None, ge=1, description="Sample at most this many per implementation.")
+    workers: int = Field(default=1, ge=1, description="Evaluations (or warm batches) in parallel.")
+    warm: bool = Field(
+        default=True,
+        description="Run the jobs of a task in warm batches: one sandbox and one interpreter per batch, a forked "
+        "child per job (evaluate/warm.py). Only our own code runs here, so sharing a sandbox is safe; 'False' "
+        "gives every job its own cold sandbox, as model predictions get.",
+    )
+    batch_size: int = Field(default=12, ge=1, description="Jobs per warm batch.")
+
+
+class Survivor(BaseModel):
+    mutant_id: str
+    description: str
+
+
+class ImplementationValidation(BaseModel):
+    """Validation of one implementation."""
+
+    instance_id: str
+    reference_passed: int
+    reference_runs: int
+    reference_reasons: list[str] = Field(default_factory=list)
+    stub_status: Status
+    wrong_caught: int = 0
+    wrong_total: int = 0
+    wrong_survivors: list[str] = Field(default_factory=list)
+    mutants_killed: int = 0
+    mutants_total: int = 0
+    mutant_survivors: list[Survivor] = Field(default_factory=list)
+    tests: int = 0
+    seconds: float = Field(default=0.0, description="Median wall time of one reference evaluation (in a warm "
+                           "batch: the forked pytest run only, without interpreter start and library imports).")
+
+    @property
+    def ok(self) -> bool:
+        return (
+            self.reference_passed == self.reference_runs
+            and self.stub_status is not Status.PASSED
+            and self.wrong_caught == self.wrong_total
+        )
+
+    @property
+    def kill_rate(self) -> float | None:
+        return self.mutants_killed / self.mutants_total if self.mutants_total else None
+
+
+@dataclass
+class _Job:
+    impl: Implementation
+    task: Task
+    kind: str  # reference | stub | wrong | mutant
+    pred: Prediction
+    label: str
+    timeout: int | None = None
+    result: Evaluation | None = field(default=None)
+
+
+def _mutant_predictions(task: Task, impl: Implementation, limit: int | None) -> list[tuple[Prediction, str, str]]:
+    assert impl.golden_file is not None
+    golden = impl.golden_file.read_text(encoding="utf-8")
+    out = []
+    for target in impl.targets:
+        definition = extract(golden, target)
+        for m in mutants(definition, prefix=f"{target}:"):
+            others = {t: extract(golden, t) for t in impl.targets if t != target}
+            pred = Prediction(instance_id=impl.instance_id, model=f"mutant:{m.mutant_id}",
+                              functions={impl.goal_file: {target: m.source, **others}})
+            out.append((pred, m.mutant_id, m.description))
+    if limit is not None and len(out) > limit:
+        out = sorted(random.Random(impl.instance_id).sample(out, limit), key=lambda x: x[1])
+    return out
+
+
+def _jobs_first_phase(task: Task, impl: Implementation, cfg: ValidateConfig) -> list[_Job]:
+    jobs = [_Job(impl, task, "reference", reference_prediction(task, impl, sample=r), f"reference#{r + 1}")
+            for r in range(cfg.repeat)]
+    jobs.append(_Job(impl, task, "stub", stub_prediction(task, impl), "stub"))
+    if cfg.wrong:
+        assert impl.golden_file is not None
+        golden = impl.golden_file.read_text(encoding="utf-8")
+        for path in sorted(task.wrong_dir(impl.index).glob("*.py")):
+            try:
+                pred = code_prediction(impl, f"wrong:{path.stem}", path.read_text(encoding="utf-8"), fallback=golden)
+            except SourceError as exc:
+                raise SourceError(f"{path}: {exc}") from exc
+            jobs.append(_Job(impl, task, "wrong", pred, path.stem))
+    return jobs
+
+
+def _warm(job: _Job, cfg: ValidateConfig) -> bool:
+    return cfg.warm and job.task.layout is Layout.LMRBENCH
+
+
+def _batches(jobs: list[_Job], cfg: ValidateConfig) -> list[list[_Job]]:
+    """Warm batches of one task each (our layout); original-layout jobs, or all with warm=False, run alone."""
+    by_task: dict[str, list[_Job]] = {}
+    singles = []
+    for job in jobs:
+        if _warm(job, cfg):
+            by_task.setdefault(job.task.task_id, []).append(job)
+        else:
+            singles.append([job])
+    chunks = [group[i:i + cfg.batch_size] for group in by_task.values() for i in range(0, len(group), cfg.batch_size)]
+    return chunks + singles
+
+
+def _run(jobs: list[_Job], cfg: ValidateConfig, ecfg: EvalConfig, tick: Callable[[str], None] | None) -> None:
+    sandbox = LocalSandbox(ecfg.sandbox)
+    with tempfile.TemporaryDirectory(prefix="lmrbench-validate-") as tmp:
+        work, logs = Path(tmp) / "work", Path(tmp) / "logs"
+
+        def one(batch: list[_Job]) -> list[_Job]:
+            if not _warm(batch[0], cfg):
+                job = batch[0]
+                conf = ecfg if job.timeout is None else ecfg.model_copy(update={"timeout_s": job.timeout})
+                job.result = evaluate_one(job.task, job.impl, job.pred, work, logs, conf, sandbox)
+                return batch
+            results = evaluate_warm(batch[0].task, [(j.impl, j.pred) for j in batch], work, logs, ecfg, sandbox,
+                                    timeouts=[j.timeout for j in batch])
+            for job, result in zip(batch, results, strict=True):
+                job.result = result
+            return batch
+
+        with ThreadPoolExecutor(max_workers=cfg.workers) as pool:
+            for fut in as_completed([pool.submit(one, b) for b in _batches(jobs, cfg)]):
+                for job in fut.result():
+                    if tick:
+                        tick(f"{job.impl.instance_id} {job.label}: {job.result.status.value if job.result else '?'}")
+
+
+def _summarise(impl: Implementation, jobs: list[_Job]) -> ImplementationValidation:
+    mine = [j for j in jobs if j.impl is impl and j.result is not None]
+    refs = [j for j in mine if j.kind == "reference"]
+    stub = next(j for j in mine if j.kind == "stub")
+    wrong = [j for j in mine if j.kind == "wrong"]
+    muts = [j for j in mine if j.kind == "mutant"]
+    passed = [j for j in refs if j.result and j.result.passed]
+    return ImplementationValidation(
+        instance_id=impl.instance_id,
+        reference_passed=len(passed),
+        reference_runs=len(refs),
+        reference_reasons=sorted({j.result.reason for j in refs if j.result and not j.result.passed}),
+        stub_status=stub.result.status if stub.result else Status.ERROR,
+        wrong_caught=sum(1 for j in wrong if j.result and not j.result.passed),
+        wrong_total=len(wrong),
+        wrong_survivors=[j.label for j in wrong if j.result and j.result.passed],
+        mutants_killed=sum(1 for j in muts if j.result and not j.result.passed),
+        mutants_total=len(muts),
+        mutant_survivors=[Survivor(mutant_id=j.label, description=j.pred.meta.description)
+                          for j in muts if j.result and j.result.passed],
+        tests=max((j.result.tests_total for j in refs if j.result), default=0),
+        seconds=round(statistics.median([j.result.duration_s for j in refs if j.result]), 2) if refs else 0.0,
+    )
+
+
+def validate(
+    impls: list[tuple[Task, Implementation]],
+    cfg: ValidateConfig,
+    ecfg: EvalConfig | None = None,
+    tick: Callable[[str], None] | None = None,
+) -> list[ImplementationValidation]:
+    """Validate implementations; mutants run after the reference so their timeout can follow its duration."""
+    ecfg = ecfg or EvalConfig()
+    jobs = [j for task, impl in impls for j in _jobs_first_phase(task, impl, cfg)]
+    _run(jobs, cfg, ecfg, tick)
+    if cfg.mutants:
+        extra = []
+        for task, impl in impls:
+            ref_times = [j.result.duration_s for j in jobs if j.impl is impl and j.kind == "reference" and j.result]
+            timeout = int(max(30, 4 * max(ref_times, default=30)))
+            for pred, mid, desc in _mutant_predictions(task, impl, cfg.max_mutants):
+                pred.meta.description = desc
+                extra.append(_Job(impl, task, "mutant", pred, mid, timeout=min(timeout, task.timeout_s)))
+        _run(extra, cfg, ecfg, tick)
+        jobs += extra
+    return [_summarise(impl, jobs) for _, impl in impls]

@@ -1,0 +1,1 @@
+"""Importers for the original LMR-Bench's published results: OpenHands trajectories and human evaluations."""

@@ -1,0 +1,79 @@
+"""The sandbox's view of the filesystem as bubblewrap arguments: an allow-list, nothing else.
+
+The root is an empty read-only tmpfs. On it: the system paths (read-only), the Python installation in use
+(read-only), a fresh /proc and /dev, private size-capped tmpfs at /tmp and /dev/shm, the workspace (writable),
+and the caller's extra read-only and writable paths, each at its own host path. Folders leading to a mounted
+path are created empty (mode 0755), so nothing beside that path shows.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from lmrbench.sandbox.base import SandboxConfig
+
+
+def python_roots() -> list[Path]:
+    """Folders the sandboxed interpreter needs to see: the venv and the base installation."""
+    roots = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    roots.add(Path(sys.executable).resolve().parent)
+    return sorted(roots)
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.args: list[str] = []
+        self.mounted: list[Path] = []  # host folders bound into the view: everything inside them exists
+        self.made: set[Path] = set()  # empty folders made in the view (tmpfs mounts, parents of mounts)
+
+    def _covered(self, path: Path) -> bool:
+        return any(path == m or path.is_relative_to(m) for m in self.mounted)
+
+    def _parents(self, dest: Path) -> None:
+        for parent in reversed(dest.parents):
+            if parent == Path("/") or parent in self.made or self._covered(parent):
+                continue
+            self.args += ["--perms", "0755", "--dir", str(parent)]
+            self.made.add(parent)
+
+    def bind(self, kind: str, src: Path, dest: Path | None = None) -> None:
+        dest = dest or src
+        self._parents(dest)
+        self.args += [kind, str(src), str(dest)]
+        self.mounted.append(dest)
+
+    def tmpfs(self, dest: Path, size_bytes: int) -> None:
+        self._parents(dest)
+        self.args += ["--perms", "1777", "--size", str(size_bytes), "--tmpfs", str(dest)]
+        self.made.add(dest)
+
+    def system(self, path: str) -> None:
+        p = Path(path)
+        if p.is_symlink():  # merged /usr: /bin -> usr/bin; keep it a link
+            self._parents(p)
+            self.args += ["--symlink", os.readlink(p), str(p)]
+            self.made.add(p)
+        elif p.exists():
+            self.bind("--ro-bind", p)
+
+
+def view_args(config: SandboxConfig, workspace: Path, readonly: list[Path], writable: list[Path]) -> list[str]:
+    """bubblewrap mount arguments for the allow-list view (no namespace or user options)."""
+    b = _Builder()
+    for path in config.system_paths:
+        b.system(path)
+    b.args += ["--proc", "/proc", "--dev", "/dev"]
+    b.made |= {Path("/proc"), Path("/dev")}
+    size = config.tmp_mb * 1024 * 1024
+    b.tmpfs(Path("/tmp"), size)
+    b.tmpfs(Path("/dev/shm"), size)
+    for root in python_roots():
+        if not b._covered(root):
+            b.bind("--ro-bind", root)
+    b.bind("--bind", workspace)
+    extras = [("--ro-bind", p) for p in readonly] + [("--bind", p) for p in writable]
+    for kind, extra in sorted(extras, key=lambda e: len(e[1].parts)):
+        b.bind(kind, extra)
+    return [*b.args, "--remount-ro", "/", "--chdir", str(workspace)]

@@ -1,0 +1,98 @@
+"""Waits for a sandboxed command and enforces what the kernel does not: the wall clock, the workspace size, and
+(where no memory cgroup is writable) the memory of the whole process tree."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lmrbench.sandbox.base import LimitHit
+
+TICK_S = 0.2
+
+
+def tree_bytes(roots: list[Path]) -> int:
+    """Disk blocks used under `roots`, never following a link."""
+    total, stack = 0, [str(r) for r in roots]
+    while stack:
+        with contextlib.suppress(OSError), os.scandir(stack.pop()) as it:
+            for entry in it:
+                with contextlib.suppress(OSError):
+                    st = entry.stat(follow_symlinks=False)
+                    total += st.st_blocks * 512
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+    return total
+
+
+def descendants(pid: int) -> list[int]:
+    """`pid` and every process below it."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                stat = Path(entry.path, "stat").read_text()
+                ppid = int(stat.rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(entry.name))
+    out, stack = [], [pid]
+    while stack:
+        p = stack.pop()
+        out.append(p)
+        stack += children.get(p, [])
+    return out
+
+
+def tree_memory(pid: int) -> int:
+    """Proportional set size of a process tree (shared pages split between their users)."""
+    total = 0
+    for p in descendants(pid):
+        with contextlib.suppress(OSError, ValueError):
+            for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1]) * 1024
+                    break
+    return total
+
+
+@dataclass
+class Watchdog:
+    """Polls a running command; `wait` returns (exit code or None on timeout, timed out)."""
+
+    timeout_s: float
+    disk_roots: list[Path]
+    disk_limit: int
+    memory_limit: int | None = None  # None: a memory cgroup enforces it
+    hits: list[LimitHit] = field(default_factory=list)
+
+    def _over(self, proc: subprocess.Popen[bytes], next_disk: float) -> tuple[LimitHit | None, float]:
+        if self.memory_limit is not None and tree_memory(proc.pid) > self.memory_limit:
+            return "memory", next_disk
+        now = time.monotonic()
+        if now >= next_disk:
+            started = time.monotonic()
+            used = tree_bytes(self.disk_roots)
+            next_disk = now + max(TICK_S, 10 * (time.monotonic() - started))  # a big tree is walked less often
+            if used > self.disk_limit:
+                return "workspace", next_disk
+        return None, next_disk
+
+    def wait(self, proc: subprocess.Popen[bytes], kill: Callable[[], None]) -> tuple[int | None, bool]:
+        deadline = time.monotonic() + self.timeout_s
+        next_disk = 0.0
+        while True:
+            try:
+                return proc.wait(timeout=min(TICK_S, max(0.0, deadline - time.monotonic()))), False
+            except subprocess.TimeoutExpired:
+                pass
+            if time.monotonic() >= deadline:
+                return None, True
+            hit, next_disk = self._over(proc, next_disk)
+            if hit is not None:
+                self.hits.append(hit)
+                kill()
+                return proc.wait(), False
