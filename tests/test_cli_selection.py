@@ -63,3 +63,22 @@ def test_since_adds_its_own_row_and_a_selection_of_nothing_is_an_error(tmp_path)
     assert rows == {"all": 2, "split=lite": 1, "split=main": 1, "since=2025-01-01": 1}
     none = cli("tasks", "list", "--tasks", str(suite), "-t", "gamma*", cwd=tmp_path)
     assert none.returncode == 2 and "no implementation matches" in none.stderr
+
+
+def test_judge_run_and_agreement_are_sub_commands(tmp_path):
+    suite = _suite(tmp_path / "suite")
+    assert cli("run", "--model", "reference", "--tasks", str(suite), "-t", "alpha", "--run-dir", "r",
+               cwd=tmp_path).returncode == 0
+    script = tmp_path / "judge.jsonl"
+    script.write_text(json.dumps({"content": json.dumps({"category": 3, "rationale": "same as the reference"})})
+                      + "\n")
+    res = cli("judge", "run", "r", "--tasks", str(suite), "-t", "alpha", "--judge", "fake",
+              "--fake-script", str(script), cwd=tmp_path)
+    assert res.returncode == 0, res.stderr[-2000:]
+    judged = [json.loads(line) for line in (tmp_path / "r" / "judgments.jsonl").read_text().splitlines()]
+    assert [(j["instance_id"], j["category"]) for j in judged] == [("alpha/1", 3)]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"annotator": "ann", "instance_id": "alpha/1", "model": "reference",
+                                  "category": 3}) + "\n")
+    agree = json.loads(cli("judge", "agreement", "r", "--labels", str(labels), "--json", cwd=tmp_path).stdout)
+    assert any(row["n"] == 1 and row["accuracy"] == 1.0 for row in agree)

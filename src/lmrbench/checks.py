@@ -115,12 +115,14 @@ def _array(value: Any, what: str) -> np.ndarray:
         raise CheckFailed(f"{what}: not numeric ({type(value).__name__})") from exc
 
 
-def close(got: Any, want: Any, rtol: float = 1e-7, atol: float = 0.0, what: str = "value") -> None:
-    """Element-wise |got - want| <= atol + rtol * |want| with equal shapes (scalars broadcast to `got`)."""
+def close(got: Any, want: Any, rtol: float = 1e-7, atol: float = 0.0, what: str = "value",
+          equal_nan: bool = False) -> None:
+    """Element-wise |got - want| <= atol + rtol * |want| with equal shapes (scalars broadcast to `got`); NaN
+    matches NaN only with `equal_nan` (two of the candidate's own outputs both NaN prove nothing)."""
     g, w = _array(got, what), _array(want, what)
     if w.ndim and g.shape != w.shape:
         raise CheckFailed(f"{what}: shape {list(g.shape)} != {list(w.shape)}")
-    ok = np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
+    ok = np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=equal_nan)
     if not bool(np.all(ok)):
         bad = np.argwhere(~np.broadcast_to(ok, g.shape))
         at = tuple(int(i) for i in bad[0]) if bad.size else ()

@@ -26,11 +26,13 @@ from lmrbench.evaluate.runner import EvalConfig
 from lmrbench.external import export_workspaces, predictions_from_dirs
 from lmrbench.generate import (
     BUILTIN_MODELS,
+    BuiltinSolver,
     GenerateProgress,
     GenOptions,
+    ModelSolver,
+    Solver,
     SolverName,
-    generate_builtin,
-    generate_with_model,
+    generate,
 )
 from lmrbench.importers.human_eval import Scale, import_labels
 from lmrbench.importers.openhands import from_openhands
@@ -334,18 +336,21 @@ ModelOpt = Annotated[str, typer.Option(help="reference | stub | fake | any litel
 SolverOpt = Annotated[SolverName, typer.Option(help="prompt: one request per implementation; agent: tool loop.")]
 
 
-def _generate(ts: TaskSet, opts: GenOptions, rd: Path, select: list[str] | None) -> None:
-    run = RunDir(rd)
-    run.write_info(opts)
+def _solver(opts: GenOptions, rd: Path) -> Solver:
     if opts.model in BUILTIN_MODELS:
-        new = generate_builtin(ts, opts.model, run.predictions, opts.samples, select)
-        err.print(f"{new} new prediction(s) in {run.predictions}", highlight=False)
-        return
+        return BuiltinSolver(opts.model)
     try:
         model = get_model(opts.model, opts.settings, opts.fake_script, use_cache=not opts.no_cache)
     except ValueError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
+    return ModelSolver(model, opts.solver, rd, limits=opts.limits)
+
+
+def _generate(ts: TaskSet, opts: GenOptions, rd: Path, select: list[str] | None) -> None:
+    run = RunDir(rd)
+    run.write_info(opts)
+    solver = _solver(opts, rd)
     with Progress(TextColumn("generating"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
         job = bar.add_task("", total=None)
@@ -356,12 +361,11 @@ def _generate(ts: TaskSet, opts: GenOptions, rd: Path, select: list[str] | None)
                 f"failures {p.failures} · tokens {u.input_tokens + u.output_tokens:,} · ${u.cost_usd:.4f} "
                 f"· cached {u.cached_calls}"))
 
-        prog = generate_with_model(ts, model, opts.solver, rd, opts.samples, opts.concurrency, select,
-                                   limits=opts.limits, on_progress=tick)
+        prog = generate(ts, solver, rd, opts.samples, opts.concurrency, select, on_progress=tick)
     u = prog.usage
-    err.print(f"{prog.done} new prediction(s), {prog.failures} failed; tokens in {u.input_tokens:,} out "
-              f"{u.output_tokens:,}; cost ${u.cost_usd:.4f}; {u.calls} calls ({u.cached_calls} cached)",
-              highlight=False)
+    err.print(f"{prog.done} new prediction(s) in {run.predictions}, {prog.failures} failed; tokens in "
+              f"{u.input_tokens:,} out {u.output_tokens:,}; cost ${u.cost_usd:.4f}; {u.calls} calls "
+              f"({u.cached_calls} cached)", highlight=False)
 
 
 def _gen_options(model: str, solver: SolverName, samples: int, concurrency: int, temperature: float,
@@ -490,15 +494,16 @@ def report_cmd(
             since=dt.date.fromisoformat(since) if since else None)
 
 
-@app.command("judge")
-def judge_cmd(
-    target: Annotated[str, typer.Argument(help="RUN_DIR, 'agreement' followed by RUN_DIR, or 'import-labels' "
-                                          "followed by the original's human-evaluation files.")],
-    rest: Annotated[list[Path] | None, typer.Argument(help="RUN_DIR after 'agreement'; FILE... after "
-                                                      "'import-labels'.")] = None,
-    judge: Annotated[list[str] | None, typer.Option("--judge", help="Judge model(s); several = majority vote.")]
-    = None,
-    labels: LabelsOpt = None,
+judge_app = typer.Typer(help="LLM-as-judge: judge a run, agreement with human labels, import labels.",
+                        no_args_is_help=True)
+app.add_typer(judge_app, name="judge")
+JudgeOpt = Annotated[list[str] | None, typer.Option("--judge", help="Judge model(s); several = majority vote.")]
+
+
+@judge_app.command("run")
+def judge_run_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="The run folder whose predictions are judged.")],
+    judge: JudgeOpt = None,
     tasks: TasksOpt = None,
     select: SelectOpt = None,
     split: SplitOpt = DEFAULT_SPLIT,
@@ -506,51 +511,58 @@ def judge_cmd(
     fake_script: FakeOpt = None,
     concurrency: ConcOpt = 4,
     api_base: ApiBaseOpt = None,
-    as_json: JsonOpt = False,
-    labels_out: Annotated[Path | None, typer.Option("--out", help="import-labels: the labels JSONL to write.")] = None,
-    scale: Annotated[list[str] | None, typer.Option("--scale", help="import-labels: ANNOTATOR=0-2 or =1-3 "
-                                                    "(default: 0-2 when the annotator used a 0).")] = None,
 ) -> None:
-    """`judge RUN_DIR --judge M`: LLM-as-judge categories 1/2/3. `judge agreement RUN_DIR --labels F`.
-    `judge import-labels FILE... --out LABELS.jsonl`: the original's human evaluations as labels."""
+    """LLM-as-judge categories 1/2/3 for every prediction of a run, into judgments.jsonl (resumable)."""
     ts = _select(_load(tasks, quiet=True), select, split, since)
-    run_dir_arg = rest[0] if rest else None
-    if target == "import-labels":
-        judge_import_labels(ts, rest or [], labels_out, scale or [])
-        return
-    if target == "agreement":
-        if run_dir_arg is None or labels is None:
-            err.print("[red]error:[/red] usage: lmrbench judge agreement RUN_DIR --labels FILE")
-            raise typer.Exit(2)
-        try:
-            rows = agreement_table(load_judgments(RunDir(run_dir_arg).judgments), load_labels(labels))
-        except ValueError as exc:
-            err.print(f"[red]error:[/red] {exc}")
-            raise typer.Exit(2) from exc
-        if as_json:
-            _emit_json([r.model_dump() for r in rows])
-            return
-        table = Table(title="judge agreement")
-        for col in ("rater", "vs", "n", "accuracy", "macro-F1", "kappa", "confusion"):
-            table.add_column(col)
-        for r in rows:
-            table.add_row(r.a, r.b, str(r.n), f"{r.accuracy:.1%}", f"{r.macro_f1:.3f}", f"{r.kappa:.3f}",
-                          str(r.confusion))
-        out.print(table)
-        return
-    run_dir = Path(target)
-    if not RunDir(run_dir).predictions.is_file():
-        err.print(f"[red]error:[/red] {run_dir / 'predictions.jsonl'} does not exist")
+    run = RunDir(run_dir)
+    if not run.predictions.is_file():
+        err.print(f"[red]error:[/red] {run.predictions} does not exist")
         raise typer.Exit(2)
-    names = judge or []
-    if not names:
+    if not judge:
         err.print("[red]error:[/red] give at least one --judge MODEL")
         raise typer.Exit(2)
     settings = ModelSettings(api_base=api_base)
-    models = [get_model(n, settings, fake_script) for n in names]
+    models = [get_model(n, settings, fake_script) for n in judge]
     results = judge_run(run_dir, ts, models, concurrency)
     counts = Counter(f"{j.judge}:{j.status.value}" for j in results)
-    out.print(f"{len(results)} new judgment(s): {dict(counts)} -> {run_dir / 'judgments.jsonl'}", highlight=False)
+    out.print(f"{len(results)} new judgment(s): {dict(counts)} -> {run.judgments}", highlight=False)
+
+
+@judge_app.command("agreement")
+def judge_agreement_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="The run folder whose judgments are compared.")],
+    labels: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="Human labels (JSONL).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Judges against human labels (and annotators against each other): n, accuracy, macro-F1, kappa."""
+    try:
+        rows = agreement_table(load_judgments(RunDir(run_dir).judgments), load_labels(labels))
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    if as_json:
+        _emit_json([r.model_dump() for r in rows])
+        return
+    table = Table(title="judge agreement")
+    for col in ("rater", "vs", "n", "accuracy", "macro-F1", "kappa", "confusion"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r.a, r.b, str(r.n), f"{r.accuracy:.1%}", f"{r.macro_f1:.3f}", f"{r.kappa:.3f}",
+                      str(r.confusion))
+    out.print(table)
+
+
+@judge_app.command("import-labels")
+def judge_import_labels_cmd(
+    files: Annotated[list[Path], typer.Argument(exists=True, dir_okay=False,
+                                                help="The original's human-evaluation JSON files.")],
+    labels_out: Annotated[Path | None, typer.Option("--out", help="The labels JSONL to write.")] = None,
+    scale: Annotated[list[str] | None, typer.Option("--scale", help="ANNOTATOR=0-2 or =1-3 (default: 0-2 when "
+                                                    "the annotator used a 0).")] = None,
+    tasks: TasksOpt = None,
+) -> None:
+    """The original benchmark's human evaluations as our labels (scales mapped onto 1-3)."""
+    judge_import_labels(_load(tasks, quiet=True), files, labels_out, scale or [])
 
 
 @app.command("run")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -20,8 +21,8 @@ from lmrbench.solvers.prompt import prompt_prediction
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.schema import Implementation, Task
 
-BuiltinSolver = Callable[[Task, Implementation, int], Prediction]
-BUILTIN_MODELS: dict[str, BuiltinSolver] = {"reference": reference_prediction, "stub": stub_prediction}
+BUILTIN_MODELS: dict[str, Callable[[Task, Implementation, int], Prediction]] = {
+    "reference": reference_prediction, "stub": stub_prediction}
 
 
 def done_items(path: Path) -> set[tuple[str, str, int]]:
@@ -50,25 +51,6 @@ class GenOptions(BaseModel):
     no_cache: bool = Field(default=False, description="Do not read or write the response cache.")
 
 
-def generate_builtin(tasks: TaskSet, model: str, out: Path, samples: int = 1,
-                     patterns: list[str] | None = None) -> int:
-    """Write predictions of a built-in model; returns how many were new."""
-    if model not in BUILTIN_MODELS:
-        raise KeyError(f"unknown built-in model '{model}'; choose one of {sorted(BUILTIN_MODELS)}")
-    solver = BUILTIN_MODELS[model]
-    done = done_items(out)
-    writer = JsonlWriter(out)
-    new = 0
-    for impl in tasks.select(patterns):
-        task = tasks.task(impl.task_id)
-        for sample in range(samples):
-            if (impl.instance_id, model, sample) in done:
-                continue
-            writer.write(solver(task, impl, sample))
-            new += 1
-    return new
-
-
 SolverName = Literal["prompt", "agent"]
 
 
@@ -81,26 +63,63 @@ class GenerateProgress(BaseModel):
     usage: Usage = Field(default_factory=Usage)
 
 
-def _solve(task: Task, impl: Implementation, model: Model, solver: SolverName, sample: int, run_dir: Path,
-           papers_dir: Path | None, limits: AgentLimits | None) -> Prediction:
-    if task.defect:  # an original-layout task without a repository: nothing to show the model
-        return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, error=task.defect)
-    paper = paper_text(task, papers_dir)
-    if solver == "prompt":
-        return prompt_prediction(task, impl, model, paper, sample)
-    return agent_prediction(task, impl, model, paper, run_dir, limits, sample)
+class Solver(Protocol):
+    """Fills one implementation's targets: the one interface of reference, stub, prompt and agent."""
+
+    @property
+    def name(self) -> str:
+        """The model name recorded in each prediction."""
+        ...
+
+    def solve(self, task: Task, impl: Implementation, sample: int) -> Prediction:
+        """One prediction; a failure is a prediction with `error`, never an exception."""
+        ...
 
 
-def generate_with_model(
+@dataclass
+class BuiltinSolver:
+    """`reference` (the golden targets) or `stub` (the masked repository as it is)."""
+
+    kind: str
+
+    @property
+    def name(self) -> str:
+        return self.kind
+
+    def solve(self, task: Task, impl: Implementation, sample: int) -> Prediction:
+        return BUILTIN_MODELS[self.kind](task, impl, sample)
+
+
+@dataclass
+class ModelSolver:
+    """A model in the paper's standard prompting setting (`prompt`) or as a tool-using agent (`agent`)."""
+
+    model: Model
+    kind: SolverName
+    run_dir: Path
+    papers_dir: Path | None = None
+    limits: AgentLimits | None = None
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    def solve(self, task: Task, impl: Implementation, sample: int) -> Prediction:
+        if task.defect:  # an original-layout task without a repository: nothing to show the model
+            return Prediction(instance_id=impl.instance_id, model=self.name, sample=sample, error=task.defect)
+        paper = paper_text(task, self.papers_dir)
+        if self.kind == "prompt":
+            return prompt_prediction(task, impl, self.model, paper, sample)
+        return agent_prediction(task, impl, self.model, paper, self.run_dir, self.limits, sample)
+
+
+def generate(
     tasks: TaskSet,
-    model: Model,
-    solver: SolverName,
+    solver: Solver,
     run_dir: Path,
     samples: int = 1,
     concurrency: int = 4,
     patterns: list[str] | None = None,
-    papers_dir: Path | None = None,
-    limits: AgentLimits | None = None,
     on_progress: Callable[[GenerateProgress, Prediction], None] | None = None,
 ) -> GenerateProgress:
     """Generate predictions item by item into run_dir/predictions.jsonl; resumable and safe to interrupt."""
@@ -108,11 +127,11 @@ def generate_with_model(
     done = done_items(out)
     writer = JsonlWriter(out)
     todo = [(tasks.task(i.task_id), i, s) for i in tasks.select(patterns) for s in range(samples)
-            if (i.instance_id, model.name, s) not in done]
+            if (i.instance_id, solver.name, s) not in done]
     progress = GenerateProgress(total=len(todo))
     pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
     try:
-        futures = [pool.submit(_solve, t, i, model, solver, s, run_dir, papers_dir, limits) for t, i, s in todo]
+        futures = [pool.submit(solver.solve, t, i, s) for t, i, s in todo]
         for fut in as_completed(futures):
             pred = fut.result()
             writer.write(pred)
@@ -125,3 +144,13 @@ def generate_with_model(
         # On Ctrl-C, queued items are dropped; finished ones are already on disk, so a re-run resumes.
         pool.shutdown(wait=True, cancel_futures=True)
     return progress
+
+
+def generate_with_model(tasks: TaskSet, model: Model, solver: SolverName, run_dir: Path, samples: int = 1,
+                        concurrency: int = 4, patterns: list[str] | None = None, papers_dir: Path | None = None,
+                        limits: AgentLimits | None = None,
+                        on_progress: Callable[[GenerateProgress, Prediction], None] | None = None
+                        ) -> GenerateProgress:
+    """`generate` with a model's prompt or agent solver."""
+    return generate(tasks, ModelSolver(model, solver, run_dir, papers_dir, limits), run_dir, samples, concurrency,
+                    patterns, on_progress)
