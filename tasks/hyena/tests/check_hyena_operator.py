@@ -32,7 +32,7 @@ def direct_causal_conv_grads(u, h, w):
 # ---------------------------------------------------------------- fft_causal_conv
 
 
-@check("fft_conv_direct_sum*")  # fnmatch: "[*]" would be a character class matching a literal "*"
+@check("fft_conv_direct_sum*")
 def fft_conv_equals_direct_causal_sum(out, ref):
     close(out["y"], direct_causal_conv(ref["u"], ref["h"]), atol=1e-10, rtol=1e-9, what="y")
 

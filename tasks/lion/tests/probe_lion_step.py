@@ -175,7 +175,6 @@ def closure_is_called_and_its_loss_returned():
         loss = opt.step(closure)
         out[f"step{t}.calls"] = len(calls)
         out[f"step{t}.loss"] = tensor(loss).detach().clone()
-        out[f"step{t}.loss_ndim"] = out[f"step{t}.loss"].dim()  # the probe runner emits a 0-d tensor as [1]
         out[f"step{t}.w"] = w.detach().clone()
         out[f"step{t}.b"] = b.detach().clone()
     return out

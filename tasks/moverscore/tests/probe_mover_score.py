@@ -42,12 +42,8 @@ def ngrams(emb, weights, n) -> dict:
 
 
 def scores(**named) -> dict:
-    """Each score and its number of dimensions (the probe runner emits a 0-d tensor with shape [1])."""
-    out = {}
-    for key, value in named.items():
-        out[key] = tensor(value)
-        out[f"{key}_ndim"] = out[key].dim()
-    return out
+    """Each score as returned (a non-tensor becomes a NaN scalar, which fails)."""
+    return {key: tensor(value) for key, value in named.items()}
 
 
 def score(*args) -> torch.Tensor:

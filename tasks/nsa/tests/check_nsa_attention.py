@@ -101,7 +101,8 @@ def selection_of_every_block(out, ref):
 @check("compressed_branch_is_zero_before_first_complete_block")
 def compressed_branch_is_zero_before_first_complete_block(out, ref):
     o = out["output"]
-    expect(np.count_nonzero(o[:3]) == 0, "output before t = 3 is not zero")  # block 0 = positions 0..3 completes at t = 3
+    # block 0 = positions 0..3 completes at t = 3
+    expect(np.count_nonzero(o[:3]) == 0, "output before t = 3 is not zero")
     expect(bool((np.abs(o[3:]).max(axis=(1, 2)) > 0).all()), "output is zero at some t >= 3")
     # at t = 3, exactly one block is visible: the output is its value
     close(o[3], np.broadcast_to(ref["v_cmp"][0], (2, ref["v_cmp"].shape[-1])), atol=ATOL, rtol=RTOL, what="t = 3")
