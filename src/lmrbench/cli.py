@@ -29,6 +29,7 @@ from lmrbench.judge.run import judge_run, load_judgments
 from lmrbench.models import ModelSettings, get_model
 from lmrbench.papers import fetch_paper
 from lmrbench.report.bundle import collect, write_all
+from lmrbench.sandbox import SandboxConfig
 from lmrbench.solvers.agent import AgentLimits
 from lmrbench.tasks.fixtures import build_fixtures
 from lmrbench.tasks.lint import lint
@@ -50,6 +51,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output o
 SelectOpt = Annotated[list[str] | None, typer.Option("--task", "-t", help="Only these tasks/instances (glob).")]
 WorkersOpt = Annotated[int, typer.Option("--workers", "-w", min=1, help="Evaluations in parallel.")]
 RunDirOpt = Annotated[Path | None, typer.Option("--run-dir", help="Run directory; default runs/<model>.")]
+HfCacheOpt = Annotated[Path | None, typer.Option("--hf-cache", exists=True, file_okay=False, help="A pre-downloaded "
+                       "Hugging Face cache, read-only in the sandbox, offline mode set.")]
+GpusOpt = Annotated[bool, typer.Option("--gpus", help="Expose the NVIDIA devices; no address-space limit.")]
 
 
 def _load(path: Path | None, quiet: bool = False) -> TaskSet:
@@ -160,6 +164,8 @@ def validate_cmd(
     cold: Annotated[bool, typer.Option("--cold", help="One cold sandbox per job instead of warm batches.")] = False,
     as_json: JsonOpt = False,
     env: EnvOpt = "task",
+    hf_cache: HfCacheOpt = None,
+    gpus: GpusOpt = False,
 ) -> None:
     """Prove tasks discriminate: reference N/N, stub fails, wrong variants fail, mutants killed."""
     ts = _load(tasks)
@@ -169,7 +175,8 @@ def validate_cmd(
                          workers=workers, warm=not cold)
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=err, transient=True) as bar:
         job = bar.add_task("validating")
-        results = validate(impls, cfg, tick=lambda msg: bar.update(job, description=msg))
+        results = validate(impls, cfg, EvalConfig(sandbox=SandboxConfig(hf_cache=hf_cache, gpus=gpus)),
+                           tick=lambda msg: bar.update(job, description=msg))
     if as_json:
         _emit_json([r.model_dump(mode="json") | {"ok": r.ok, "kill_rate": r.kill_rate} for r in results])
     else:
@@ -198,9 +205,10 @@ def _run_dir(run_dir: Path | None, model: str) -> Path:
     return run_dir or Path("runs") / model.replace("/", "_")
 
 
-def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeout: int | None) -> list[Evaluation]:
+def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeout: int | None,
+              sandbox: SandboxConfig | None = None) -> list[Evaluation]:
     preds, invalid = load_predictions(predictions, ts)
-    config = EvalConfig(timeout_s=timeout)
+    config = EvalConfig(timeout_s=timeout, sandbox=sandbox or SandboxConfig())
     with Progress(TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
         job = bar.add_task("", total=len(preds))
@@ -345,12 +353,14 @@ def evaluate_cmd(
     timeout: Annotated[int | None, typer.Option(min=1, help="Override each task's timeout (s).")] = None,
     as_json: JsonOpt = False,
     env: EnvOpt = "task",
+    hf_cache: HfCacheOpt = None,
+    gpus: GpusOpt = False,
 ) -> None:
     """Evaluate predictions in the sandbox into evaluations.jsonl (resumable), then report."""
     ts = _load(tasks)
     attach_task_envs(ts, sorted({p.instance_id for p in load_predictions(predictions, ts)[0]}), env)
     rd = run_dir or predictions.parent
-    _evaluate(ts, predictions, rd, workers, timeout)
+    _evaluate(ts, predictions, rd, workers, timeout, SandboxConfig(hf_cache=hf_cache, gpus=gpus))
     _report(ts, [rd], as_json)
 
 
@@ -448,6 +458,8 @@ def run_cmd(
     workers: WorkersOpt = 2,
     as_json: JsonOpt = False,
     env: EnvOpt = "task",
+    hf_cache: HfCacheOpt = None,
+    gpus: GpusOpt = False,
 ) -> None:
     """Generate, evaluate and report in one go (resumable)."""
     ts = _load(tasks)
@@ -456,7 +468,7 @@ def run_cmd(
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
                         max_steps, no_cache)
     _generate(ts, opts, rd, select)
-    _evaluate(ts, rd / "predictions.jsonl", rd, workers, None)
+    _evaluate(ts, rd / "predictions.jsonl", rd, workers, None, SandboxConfig(hf_cache=hf_cache, gpus=gpus))
     _report(ts, [rd], as_json)
 
 

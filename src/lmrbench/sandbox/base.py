@@ -21,6 +21,10 @@ class SandboxConfig(BaseModel):
     memory_mb: int = Field(default=6144, ge=256, description="Address-space limit of the command (RLIMIT_AS).")
     max_processes: int = Field(default=256, ge=16, description="Process/thread limit (pids cgroup, else RLIMIT_NPROC).")
     max_file_mb: int = Field(default=256, ge=1, description="Largest file the command may write (RLIMIT_FSIZE).")
+    hf_cache: Path | None = Field(default=None, description="A pre-downloaded Hugging Face cache (HF_HOME, or its "
+                                  "hub/ folder), shown read-only inside the sandbox, with HF_HUB_OFFLINE=1.")
+    gpus: bool = Field(default=False, description="Expose the NVIDIA device nodes (/dev/nvidia*) and lift the "
+                       "address-space limit, which CUDA's large virtual reservations would break.")
 
 
 class Isolation(BaseModel):

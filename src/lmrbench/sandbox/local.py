@@ -123,6 +123,12 @@ class LocalSandbox:
                 args += ["--tmpfs", str(path.resolve())]
         for path in _python_roots():
             args += ["--ro-bind", str(path), str(path)]
+        if self.config.hf_cache is not None and self.config.hf_cache.is_dir():
+            cache = str(self.config.hf_cache.resolve())
+            args += ["--ro-bind", cache, cache]
+        if self.config.gpus:
+            for dev in sorted(Path("/dev").glob("nvidia*")):
+                args += ["--dev-bind", str(dev), str(dev)]
         args += ["--bind", str(workspace), str(workspace)]
         for path in readonly:
             args += ["--ro-bind", str(path), str(path)]
@@ -151,15 +157,32 @@ class LocalSandbox:
             PYTHONDONTWRITEBYTECODE="1",
             PYTHONNOUSERSITE="1",
         )
+        env.update(self._model_env())
         env.update(extra or {})
+        return env
+
+    def _model_env(self) -> dict[str, str]:
+        """Hugging Face cache (offline) and GPU visibility, when configured."""
+        env: dict[str, str] = {}
+        cache = self.config.hf_cache
+        if cache is not None:
+            cache = cache.resolve()
+            hub = cache / "hub" if (cache / "hub").is_dir() else cache
+            env |= {"HF_HUB_CACHE": str(hub), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+                    "HF_DATASETS_OFFLINE": "1"}
+            if hub != cache:
+                env["HF_HOME"] = str(cache)
+        if self.config.gpus and "CUDA_VISIBLE_DEVICES" in os.environ:
+            env["CUDA_VISIBLE_DEVICES"] = os.environ["CUDA_VISIBLE_DEVICES"]
         return env
 
     def _preexec(self, cgroup: Path | None) -> None:
         """Runs in the child before exec: join the pids cgroup, set rlimits."""
         if cgroup is not None:
             (cgroup / "cgroup.procs").write_text(str(os.getpid()))
-        mem = self.config.memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+        if not self.config.gpus:  # CUDA reserves far more address space than it uses
+            mem = self.config.memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         fsize = self.config.max_file_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
         resource.setrlimit(resource.RLIMIT_NPROC, (self.config.max_processes, self.config.max_processes))
