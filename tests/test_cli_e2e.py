@@ -56,6 +56,7 @@ def test_every_command_has_working_help():
     runner = CliRunner()
     for cmd in (["tasks", "list"], ["tasks", "show"], ["tasks", "lint"], ["tasks", "fixtures"], ["validate"],
                 ["generate"], ["evaluate"], ["judge"], ["report"], ["run"], ["papers", "fetch"],
-                ["workspace", "export"], ["predictions", "from-dirs"]):
+                ["workspace", "export"], ["predictions", "from-dirs"], ["predictions", "from-openhands"],
+                ["env", "build"]):
         res = runner.invoke(app, [*cmd, "--help"])
         assert res.exit_code == 0, (cmd, res.output)
