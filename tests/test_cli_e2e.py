@@ -61,9 +61,8 @@ def test_every_command_has_working_help():
 
     runner = CliRunner()
     for cmd in (["tasks", "list"], ["tasks", "show"], ["tasks", "lint"], ["tasks", "fixtures"], ["tasks", "prompt"],
-                ["validate"],
-                ["generate"], ["evaluate"], ["judge", "run"], ["judge", "agreement"], ["judge", "import-labels"],
-                ["report"], ["run"], ["papers", "fetch"],
-                ["workspace", "export"], ["predictions", "from-dirs"]):
+                ["validate"], ["generate"], ["evaluate"], ["judge", "run"], ["judge", "agreement"],
+                ["judge", "import-labels"], ["report"], ["run"], ["papers", "fetch"], ["workspace", "export"],
+                ["predictions", "from-dirs"], ["predictions", "from-openhands"], ["env", "build"]):
         res = runner.invoke(app, [*cmd, "--help"])
         assert res.exit_code == 0, (cmd, res.output)

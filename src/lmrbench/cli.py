@@ -72,6 +72,9 @@ SinceOpt = Annotated[str | None, typer.Option("--since", help="Only tasks publis
 SelectOpt = Annotated[list[str] | None, typer.Option("--task", "-t", help="Only these tasks/instances (glob).")]
 WorkersOpt = Annotated[int, typer.Option("--workers", "-w", min=1, help="Evaluations in parallel.")]
 RunDirOpt = Annotated[Path | None, typer.Option("--run-dir", help="Run directory; default runs/<model>.")]
+HfCacheOpt = Annotated[Path | None, typer.Option("--hf-cache", exists=True, file_okay=False, help="A pre-downloaded "
+                       "Hugging Face cache, read-only in the sandbox, offline mode set.")]
+GpusOpt = Annotated[bool, typer.Option("--gpus", help="Expose the NVIDIA devices; no address-space limit.")]
 
 
 def _load(path: Path | None, quiet: bool = False, select: list[str] | None = None, split: str = "all",
@@ -223,6 +226,8 @@ def validate_cmd(
     cold: Annotated[bool, typer.Option("--cold", help="One cold sandbox per job instead of warm batches.")] = False,
     as_json: JsonOpt = False,
     env: EnvOpt = "task",
+    hf_cache: HfCacheOpt = None,
+    gpus: GpusOpt = False,
 ) -> None:
     """Prove tasks discriminate: reference N/N, stub fails, wrong variants fail, mutants killed."""
     ts = _select(_load(tasks), select, split, since)
@@ -232,7 +237,8 @@ def validate_cmd(
                          workers=workers, warm=not cold)
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=err, transient=True) as bar:
         job = bar.add_task("validating")
-        results = validate(impls, cfg, tick=lambda msg: bar.update(job, description=msg))
+        results = validate(impls, cfg, EvalConfig(sandbox=SandboxConfig(hf_cache=hf_cache, gpus=gpus)),
+                           tick=lambda msg: bar.update(job, description=msg))
     if as_json:
         _emit_json([r.model_dump(mode="json") | {"ok": r.ok, "kill_rate": r.kill_rate} for r in results])
     else:
@@ -274,12 +280,14 @@ RepoRootOpt = Annotated[Path | None, typer.Option(
 
 def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeout: int | None,
               isolation: IsolationLevel = "best", repo_root: Path | None = None,
-              only: set[str] | None = None, path: ExecPath = "template") -> list[Evaluation]:
+              only: set[str] | None = None, path: ExecPath = "template", hf_cache: Path | None = None,
+              gpus: bool = False) -> list[Evaluation]:
     preds, invalid = load_predictions(predictions, ts)
     if only is not None:  # a selection: the rest of the file is neither evaluated nor reported invalid
         preds = [p for p in preds if p.instance_id in only]
         invalid = [e for e in invalid if e.instance_id in only]
-    config = EvalConfig(timeout_s=timeout, sandbox=SandboxConfig(isolation=isolation), path=path,
+    config = EvalConfig(timeout_s=timeout, path=path,
+                        sandbox=SandboxConfig(isolation=isolation, hf_cache=hf_cache, gpus=gpus),
                         repo_root=repo_root or RunDir(predictions.parent).workspaces)
     try:
         LocalSandbox(config.sandbox).isolation()
@@ -432,6 +440,8 @@ def evaluate_cmd(
     path: PathOpt = "template",
     as_json: JsonOpt = False,
     env: EnvOpt = "task",
+    hf_cache: HfCacheOpt = None,
+    gpus: GpusOpt = False,
 ) -> None:
     """Evaluate predictions in the sandbox into evaluations.jsonl (resumable), then report; or re-grade a run."""
     full = _load(tasks)
@@ -449,7 +459,7 @@ def evaluate_cmd(
     if not kept.exists() or not kept.samefile(predictions):  # the run folder holds what it evaluated (judge, report)
         shutil.copyfile(predictions, kept)
     _evaluate(full, kept, rd, workers, timeout, isolation, repo_root or RunDir(predictions.parent).workspaces,
-              only={i.instance_id for i in ts.instances()}, path=path)
+              only={i.instance_id for i in ts.instances()}, path=path, hf_cache=hf_cache, gpus=gpus)
     _report(ts, [rd], as_json)
 
 
@@ -588,6 +598,8 @@ def run_cmd(
     path: PathOpt = "template",
     as_json: JsonOpt = False,
     env: EnvOpt = "task",
+    hf_cache: HfCacheOpt = None,
+    gpus: GpusOpt = False,
 ) -> None:
     """Generate, evaluate and report in one go (resumable)."""
     full = _load(tasks)
@@ -598,7 +610,7 @@ def run_cmd(
                         max_steps, no_cache)
     _generate(ts, opts, rd, select)
     _evaluate(full, RunDir(rd).predictions, rd, workers, None, isolation,
-              only={i.instance_id for i in ts.instances()}, path=path)
+              only={i.instance_id for i in ts.instances()}, path=path, hf_cache=hf_cache, gpus=gpus)
     _report(ts, [rd], as_json)
 
 

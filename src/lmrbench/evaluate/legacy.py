@@ -94,9 +94,15 @@ def refusal(cause: Cause, log: Path) -> dict[str, Any]:
 
 
 def _not_passed(task: Task, ws: Path, output: str, refs: list[FixtureRef]) -> Cause | None:
-    if task.env is not None and task.env.failed:
-        return Cause(ErrorCause.PACKAGE_INSTALL, "environment: could not install " + ", ".join(task.env.failed))
-    return classify_output(output, _workspace_modules(ws), refs, str(ws.resolve()) + os.sep)
+    """The environment cause of a run that did not pass: what its output shows, else a requirement that could not
+    be installed; either way the requirements that failed are named."""
+    seen = classify_output(output, _workspace_modules(ws), refs, str(ws.resolve()) + os.sep)
+    if task.env is None or not task.env.failed:
+        return seen
+    failed = "could not install " + ", ".join(task.env.failed)
+    if seen is None:
+        return Cause(ErrorCause.PACKAGE_INSTALL, f"environment: {failed}")
+    return Cause(seen.cause, f"{seen.reason}; {failed}")
 
 
 def legacy_command(task: Task, impl: Implementation, ws: Path) -> tuple[list[str], dict[str, str], list[Path]]:

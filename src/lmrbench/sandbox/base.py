@@ -64,6 +64,10 @@ class SandboxConfig(BaseModel):
     system_paths: tuple[str, ...] = Field(
         default=SYSTEM_PATHS, description="Host paths mounted read-only when they exist (the allow-list)."
     )
+    hf_cache: Path | None = Field(default=None, description="A pre-downloaded Hugging Face cache (HF_HOME, or its "
+                                  "hub/ folder), shown read-only inside the sandbox, with HF_HUB_OFFLINE=1.")
+    gpus: bool = Field(default=False, description="Expose the NVIDIA device nodes (/dev/nvidia*) and lift the "
+                       "address-space limit, which CUDA's large virtual reservations would break.")
 
 
 class Isolation(BaseModel):

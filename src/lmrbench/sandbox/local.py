@@ -198,7 +198,23 @@ class LocalSandbox:
             PYTHONDONTWRITEBYTECODE="1",
             PYTHONNOUSERSITE="1",
         )
+        env.update(self._model_env())
         env.update(extra or {})
+        return env
+
+    def _model_env(self) -> dict[str, str]:
+        """Hugging Face cache (offline) and GPU visibility, when configured."""
+        env: dict[str, str] = {}
+        cache = self.config.hf_cache
+        if cache is not None:
+            cache = cache.resolve()
+            hub = cache / "hub" if (cache / "hub").is_dir() else cache
+            env |= {"HF_HUB_CACHE": str(hub), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+                    "HF_DATASETS_OFFLINE": "1"}
+            if hub != cache:
+                env["HF_HOME"] = str(cache)
+        if self.config.gpus and "CUDA_VISIBLE_DEVICES" in os.environ:
+            env["CUDA_VISIBLE_DEVICES"] = os.environ["CUDA_VISIBLE_DEVICES"]
         return env
 
     def _preexec(self, procs_files: list[str], drop_to: int | None) -> None:
@@ -208,7 +224,8 @@ class LocalSandbox:
                 fh.write(str(os.getpid()))
         cfg = self.config
         mem, fsize = cfg.memory_mb * MB, cfg.max_file_mb * MB
-        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+        if not cfg.gpus:  # CUDA reserves far more address space than it uses
+            resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
         resource.setrlimit(resource.RLIMIT_NPROC, (cfg.max_processes, cfg.max_processes))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -229,6 +246,8 @@ class LocalSandbox:
     ) -> ExecResult:
         iso = self.isolation()
         workspace = workspace.resolve()
+        if self.config.hf_cache is not None and self.config.hf_cache.is_dir():
+            readonly = [*(readonly or []), self.config.hf_cache]
         readonly = [p.resolve() for p in readonly or [] if os.path.lexists(p)]
         writable = [p.resolve() for p in writable or [] if os.path.lexists(p)]
         for sub in (".home", ".tmp"):

@@ -169,8 +169,8 @@ class TemplateSandbox:
         if not _is_root() or sys.platform != "linux" or os.uname().machine != "x86_64":
             self._disabled = "needs root on x86-64 Linux to set up namespaces"
             return False
-        if self.config.network == "on" or iso.network != "namespace":
-            return False
+        if self.config.network == "on" or iso.network != "namespace" or self.config.gpus or self.config.hf_cache:
+            return False  # device nodes and model caches: the cold sandbox mounts those
         return len(cmd) >= 3 and cmd[1] == "-P" and Path(cmd[0]).is_file()
 
     def _template(self, python: str) -> Template:

@@ -65,6 +65,9 @@ def view_args(config: SandboxConfig, workspace: Path, readonly: list[Path], writ
     for path in config.system_paths:
         b.system(path)
     b.args += ["--proc", "/proc", "--dev", "/dev"]
+    if config.gpus:  # the NVIDIA device nodes, for --gpus runs
+        for dev in sorted(Path("/dev").glob("nvidia*")):
+            b.args += ["--dev-bind", str(dev), str(dev)]
     b.made |= {Path("/proc"), Path("/dev")}
     size = config.tmp_mb * 1024 * 1024
     b.tmpfs(Path("/tmp"), size)
