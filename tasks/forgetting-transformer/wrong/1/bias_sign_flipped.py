@@ -1,0 +1,11 @@
+# wrong: D_ij = c_j - c_i (the bias rewards the distant past instead of decaying it)
+def forgetting_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_fgate: torch.Tensor,
+                         scale: float | None = None) -> torch.Tensor:
+    if log_fgate.shape != q.shape[:3]:
+        raise ValueError(f"log_fgate has shape {tuple(log_fgate.shape)}, expected {tuple(q.shape[:3])}")
+    scale = q.shape[-1] ** -0.5 if scale is None else scale
+    cum = torch.cumsum(log_fgate, dim=-1)
+    bias = cum.unsqueeze(-2) - cum.unsqueeze(-1)
+    logits = torch.einsum("bhid,bhjd->bhij", q, k) * scale + bias
+    logits = logits.masked_fill(~causal_mask(q.shape[2], q.device), float("-inf"))
+    return torch.einsum("bhij,bhjd->bhid", torch.softmax(logits, dim=-1), v)
