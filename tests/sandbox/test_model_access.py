@@ -20,7 +20,7 @@ def test_hf_cache_is_visible_read_only_and_offline(tmp_path):
               "try:\n    open(os.path.join(os.environ['HF_HUB_CACHE'], 'new.txt'), 'w')\n    print('WRITABLE')\n"
               "except OSError:\n    print('READ-ONLY')\n")
     (ws / "probe.py").write_text(script)
-    res = box.exec([sys.executable, "probe.py"], ws, 60, tmp_path / "log.txt", hide=[tmp_path / "home"])
+    res = box.exec([sys.executable, "probe.py"], ws, 60, tmp_path / "log.txt")
     out = (tmp_path / "log.txt").read_text()
     assert res.exit_code == 0, out
     assert f"1 {cache / 'hub'}" in out and "pretrained" in out
