@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from lmrbench.jsonl import JsonlWriter, read_lines
 from lmrbench.models.base import Model, ModelSettings, Usage
 from lmrbench.papers import paper_text
-from lmrbench.records import Prediction
+from lmrbench.records import Outcome, Prediction, PredictionMeta
 from lmrbench.rundir import RunDir
 from lmrbench.solvers.agent import AgentLimits, agent_prediction
 from lmrbench.solvers.builtin import reference_prediction, stub_prediction
@@ -31,7 +31,8 @@ def done_items(path: Path) -> set[tuple[str, str, int]]:
     for _, obj, _ in read_lines(path):
         if obj and {"instance_id", "model"} <= obj.keys():
             item = (str(obj["instance_id"]), str(obj["model"]), int(obj.get("sample", 0)))
-            if obj.get("error") and str(obj["error"]).startswith("model error"):
+            outcome = (obj.get("meta") or {}).get("outcome") if isinstance(obj.get("meta"), dict) else None
+            if obj.get("error") and (outcome == Outcome.MODEL_ERROR or str(obj["error"]).startswith("model error")):
                 out.discard(item)
             else:
                 out.add(item)
@@ -106,7 +107,8 @@ class ModelSolver:
 
     def solve(self, task: Task, impl: Implementation, sample: int) -> Prediction:
         if task.defect:  # an original-layout task without a repository: nothing to show the model
-            return Prediction(instance_id=impl.instance_id, model=self.name, sample=sample, error=task.defect)
+            return Prediction(instance_id=impl.instance_id, model=self.name, sample=sample, error=task.defect,
+                              meta=PredictionMeta(outcome=Outcome.NOT_RUN))
         paper = paper_text(task, self.papers_dir)
         if self.kind == "prompt":
             return prompt_prediction(task, impl, self.model, paper, sample)

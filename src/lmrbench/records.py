@@ -18,6 +18,17 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from lmrbench.models.base import Usage
 from lmrbench.sandbox.base import Isolation
 
+
+class Outcome(StrEnum):
+    """How making a prediction ended (the agent's exit, or a prompt's failure)."""
+
+    DONE = "done"  # an answer was produced (the prompt solver) or the agent submitted
+    LIMIT = "limit"  # the agent hit a step, token, cost or wall-time limit
+    MODEL_ERROR = "model_error"  # the provider failed after retries: retried when the run is resumed
+    NO_CODE = "no_code"  # the answer held nothing usable
+    NOT_RUN = "not_run"  # nothing to show the model (a task without a repository)
+
+
 SolverKind = Literal["reference", "stub", "prompt", "agent", "external", "openhands", "wrong", "mutant", "unknown"]
 
 
@@ -34,7 +45,8 @@ class PredictionMeta(BaseModel):
     settings: dict[str, Any] = Field(default_factory=dict, description="The model settings (temperature, ...).")
     finish_reason: str = Field(default="", description="The model's finish reason (prompt solver).")
     answer: str = Field(default="", description="The model's whole answer (prompt solver).")
-    exit: str = Field(default="", description="Why the agent stopped: 'submitted', 'limit: ...', 'model error: ...'.")
+    outcome: Outcome = Field(default=Outcome.DONE, description="How making it ended.")
+    exit: str = Field(default="", description="The agent's exit in words: 'submitted', 'limit: ...', ...")
     steps: int = Field(default=0, description="Agent steps taken.")
     trajectory: str = Field(default="", description="Path of the agent's trajectory file.")
     limits: dict[str, Any] = Field(default_factory=dict, description="The agent's limits.")

@@ -8,7 +8,7 @@ from lmrbench.evaluate.runner import EvalConfig, evaluate_one
 from lmrbench.models.base import ModelResponse
 from lmrbench.models.fake import FakeModel, tool_call
 from lmrbench.papers import paper_text
-from lmrbench.records import Status
+from lmrbench.records import Outcome, Status
 from lmrbench.solvers.agent import AgentLimits, agent_prediction
 from lmrbench.tasks.loader import load_tasks
 
@@ -74,6 +74,7 @@ def test_text_format_fallback_and_step_limit(tmp_path):
     script = [ModelResponse(content="Let me look.\n```bash\nls\n```")] * 10
     _, _, pred, ev, fake = _episode(tmp_path, script, AgentLimits(max_steps=3, native_tools=False))
     assert pred.meta.exit == "limit: step limit (3)" and len(fake.requests) == 3
+    assert pred.meta.outcome is Outcome.LIMIT
     assert ev.status is Status.FAILED
 
 

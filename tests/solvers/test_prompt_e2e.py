@@ -6,7 +6,7 @@ from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, lo
 from lmrbench.generate import generate_with_model
 from lmrbench.models.fake import FakeModel
 from lmrbench.papers import paper_text
-from lmrbench.records import Status
+from lmrbench.records import Outcome, Status
 from lmrbench.solvers.prompt import PROMPT_VERSION, build_prompt
 from lmrbench.tasks.loader import load_tasks
 from lmrbench.tasks.source import extract
@@ -63,4 +63,5 @@ def test_fake_answering_with_a_wrong_variant_fails(tmp_path):
 def test_answer_without_code_is_an_invalid_prediction(tmp_path):
     _, preds, evals, _ = _run(tmp_path, "I am sorry, I cannot do that.")
     assert preds[0].error and preds[0].error.startswith("no usable code")
+    assert preds[0].meta.outcome is Outcome.NO_CODE
     assert [e.status for e in evals] == [Status.INVALID]

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from lmrbench.evaluate.apply import make_workspace
 from lmrbench.models.base import Message, Model, ModelError, ModelResponse, ToolCall, ToolSpec, Usage
 from lmrbench.papers import PaperText
-from lmrbench.records import Prediction, PredictionMeta
+from lmrbench.records import Outcome, Prediction, PredictionMeta
 from lmrbench.rundir import RunDir
 from lmrbench.sandbox import LocalSandbox, Sandbox
 from lmrbench.tasks.schema import Implementation, Task
@@ -75,6 +75,7 @@ class Trajectory(BaseModel):
     steps: list[Step] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     exit: str = ""
+    outcome: Outcome = Outcome.DONE
 
 
 def instructions_text(task: Task, impl: Implementation) -> str:
@@ -164,9 +165,9 @@ class Agent:
         except Submitted:
             traj.exit = "submitted"
         except LimitReached as exc:
-            traj.exit = f"limit: {exc}"
+            traj.exit, traj.outcome = f"limit: {exc}", Outcome.LIMIT
         except ModelError as exc:
-            traj.exit = f"model error: {exc}"
+            traj.exit, traj.outcome = f"model error: {exc}", Outcome.MODEL_ERROR
         finally:
             _save(traj, traj_path)
         return traj
@@ -208,9 +209,10 @@ def agent_prediction(task: Task, impl: Implementation, model: Model, paper: Pape
         kept = f"the final workspace could not be kept: {str(exc)[:300]}"
     shutil.rmtree(ws, ignore_errors=True)
     meta = {"solver": "agent", "agent_version": AGENT_VERSION, "paper_source": paper.source, "exit": traj.exit,
+            "outcome": traj.outcome,
             "steps": len(traj.steps), "usage": traj.usage.model_dump(), "trajectory": str(traj_path),
             "settings": model.settings.model_dump(), "limits": limits.model_dump()}
-    if (traj.exit.startswith("model error") and not traj.steps) or kept:
+    if (traj.outcome is Outcome.MODEL_ERROR and not traj.steps) or kept:
         return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, error=kept or traj.exit,
                           meta=PredictionMeta.model_validate(meta))
     return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, repo_dir=str(final),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lmrbench.models.base import Message, Model, ModelError
 from lmrbench.papers import PaperText
-from lmrbench.records import Prediction, PredictionMeta
+from lmrbench.records import Outcome, Prediction, PredictionMeta
 from lmrbench.solvers.extract import ExtractionError, extract_targets
 from lmrbench.tasks.schema import Implementation, Task
 
@@ -47,7 +47,8 @@ def prompt_prediction(task: Task, impl: Implementation, model: Model, paper: Pap
         resp = model.query(build_prompt(task, impl, paper))
     except ModelError as exc:
         return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample,
-                          error=f"model error: {exc}", meta=PredictionMeta.model_validate(meta))
+                          error=f"model error: {exc}",
+                          meta=PredictionMeta.model_validate(meta | {"outcome": Outcome.MODEL_ERROR}))
     meta |= {"usage": resp.usage.model_dump(), "finish_reason": resp.finish_reason, "answer": resp.content}
     goal = (task.repo_dir / impl.goal_file).read_text(encoding="utf-8")
     try:
@@ -55,6 +56,7 @@ def prompt_prediction(task: Task, impl: Implementation, model: Model, paper: Pap
     except ExtractionError as exc:
         why = f"{exc}" + (" (answer truncated)" if resp.finish_reason == "length" else "")
         return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample,
-                          error=f"no usable code: {why}", meta=PredictionMeta.model_validate(meta))
+                          error=f"no usable code: {why}",
+                          meta=PredictionMeta.model_validate(meta | {"outcome": Outcome.NO_CODE}))
     return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample,
                       functions={impl.goal_file: found.entry()}, meta=PredictionMeta.model_validate(meta))
