@@ -203,8 +203,9 @@ def test_three_children_cannot_exceed_the_sandbox_memory(tmp_path, cgroups):
     assert "ALL3" in log, log  # 450 MB in three processes works when allowed
     tight = SandboxConfig(memory_mb=320, cgroups=cgroups)  # each child alone fits its 320 MB address space
     res, log = _run(tmp_path, MEMORY_HOG, tight)
-    assert "ALL3" not in log, log
-    assert "memory" in res.limits_hit
+    assert "memory" in res.limits_hit, (log, res.isolation)
+    if res.isolation.memory == "cgroup":  # the kernel refuses the third allocation; a polling watchdog kills after
+        assert "ALL3" not in log, (log, res.isolation)
     assert res.isolation.memory == ("watchdog" if cgroups == "off" else LocalSandbox(tight).isolation().memory)
 
 
