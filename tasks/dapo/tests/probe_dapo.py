@@ -36,7 +36,7 @@ def tag(dtype: torch.dtype) -> str:
 def penalty_matches_reference(i):
     c = PENALTY[i]
     out = overlong_penalty(c["lengths"].clone(), c["max_len"], c["buffer_len"])
-    return {"penalty": out, "shape": list(out.shape),
+    return {"penalty": out,
             "lengths": c["lengths"], "max_len": c["max_len"], "buffer_len": c["buffer_len"]}
 
 
@@ -56,7 +56,7 @@ def penalty_rejects_bad_buffer(arg):
 def rewards_match_reference(i):
     c = REWARD[i]
     out = shaped_rewards(c["correct"].clone(), c["lengths"].clone(), c["max_len"], c["buffer_len"])
-    return {"rewards": out, "shape": list(out.shape), "correct": c["correct"], "lengths": c["lengths"],
+    return {"rewards": out, "correct": c["correct"], "lengths": c["lengths"],
             "max_len": c["max_len"], "buffer_len": c["buffer_len"]}
 
 
@@ -117,7 +117,7 @@ def advantages_hand_values():
 def advantages_affine_invariance(eps):
     g = torch.Generator().manual_seed(3)
     rewards = torch.randn(4, 6, generator=g, dtype=torch.float64)
-    return {"base": group_advantages(rewards, eps=eps), "affine": group_advantages(3.0 * rewards - 2.0, eps=eps),
+    return {"eps": eps, "base": group_advantages(rewards, eps=eps), "affine": group_advantages(3.0 * rewards - 2.0, eps=eps),
             "per_group_shift": group_advantages(rewards + torch.arange(4.0, dtype=torch.float64)[:, None], eps=eps),
             "permuted": group_advantages(rewards[[2, 0, 3, 1]][:, [5, 4, 3, 2, 1, 0]], eps=eps)}
 
@@ -193,7 +193,7 @@ def loss_matches_reference(i):
     loss, grad = loss_and_grad(c["logprobs"], c["old_logprobs"], c["advantages"], c["mask"], c["eps_low"],
                                c["eps_high"])
     p = tag(c["logprobs"].dtype)
-    return {f"{p}.loss": loss, f"{p}.grad": grad, "shape": list(loss.shape),
+    return {f"{p}.loss": loss, f"{p}.grad": grad,
             "ratio": f64(torch.exp(c["logprobs"].double() - c["old_logprobs"].double())),
             "advantages": f64(c["advantages"]), "mask": c["mask"], "eps_low": c["eps_low"], "eps_high": c["eps_high"]}
 

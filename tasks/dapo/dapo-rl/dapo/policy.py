@@ -33,7 +33,9 @@ class TinyPolicy(nn.Module):
         return picked.masked_fill(~response_mask(lengths, responses.shape[1]), 0.0)
 
     @torch.no_grad()
-    def sample(self, prompts: torch.Tensor, max_len: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    def sample(
+        self, prompts: torch.Tensor, max_len: int, generator: torch.Generator
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """One response per prompt, sampled until EOS or `max_len` tokens.
 
         Returns responses (B, max_len) (PAD after the end) and lengths (B,): tokens generated, EOS included.
