@@ -170,9 +170,17 @@ def _lines(node: FuncDef) -> int:
 
 def _golden_defs(impl: Implementation) -> dict[str, tuple[int, list[str]]]:
     """Target -> (line count, normalised tokens) of each golden function big enough to compare."""
-    if impl.golden_file is None:
-        return {}
-    tree = _parse(impl.golden_file)
+    out = {}
+    for t, node in _golden_functions(impl).items():
+        toks = normalised_tokens(node)
+        if len(toks) >= 40:  # tiny bodies are alike by chance
+            out[t] = (_lines(node), toks)
+    return out
+
+
+def _golden_functions(impl: Implementation) -> dict[str, FuncDef]:
+    """Target -> its function in the golden file (targets that are not functions, or not found, left out)."""
+    tree = _parse(impl.golden_file) if impl.golden_file is not None else None
     out = {}
     for t in impl.targets:
         try:
@@ -180,9 +188,7 @@ def _golden_defs(impl: Implementation) -> dict[str, tuple[int, list[str]]]:
         except SourceError:
             node = None
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            toks = normalised_tokens(node)
-            if len(toks) >= 40:  # tiny bodies are alike by chance
-                out[t] = (_lines(node), toks)
+            out[t] = node
     return out
 
 
@@ -201,14 +207,9 @@ def _body(node: FuncDef) -> list[ast.stmt]:
 
 def _exact_prints(impl: Implementation) -> dict[str, tuple[int, str]]:
     """Target -> (statement count, dump of its golden body), for exact copies."""
-    tree = _parse(impl.golden_file) if impl.golden_file is not None else None
     out = {}
-    for t in impl.targets:
-        try:
-            node = find_node(tree, t) if tree is not None else None
-        except SourceError:
-            node = None
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _body(node):
+    for t, node in _golden_functions(impl).items():
+        if _body(node):
             out[t] = (len(_body(node)), "\n".join(ast.dump(b, annotate_fields=False) for b in _body(node)))
     return out
 
