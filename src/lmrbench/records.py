@@ -173,6 +173,7 @@ class JudgmentStatus(StrEnum):
     REFUSAL = "refusal"
     PROVIDER_ERROR = "provider_error"
     NO_CANDIDATE = "no_candidate"
+    NO_REFERENCE = "no_reference"
 
 
 class Judgment(BaseModel):

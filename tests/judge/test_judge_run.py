@@ -94,3 +94,18 @@ def test_the_judge_sees_the_helpers_the_answer_added(toy_tasks, tmp_path):
     judge_run(run, toy_tasks, [judge])
     candidate = judge.requests[0][-1].content.split("# Candidate implementation")[1]
     assert "def add_scaled" in candidate and "def _scale(k, y)" in candidate
+
+
+def test_a_task_without_a_golden_file_is_judged_no_reference_not_a_crash(toy_tasks):
+    from lmrbench.judge.run import judge_one, reference_code
+    from lmrbench.models.fake import FakeModel
+    from lmrbench.records import JudgmentStatus, Prediction
+
+    task = toy_tasks.task("toy")
+    impl = task.implementation(1).model_copy(update={"golden_file": None})
+    assert reference_code(impl) is None
+    code = "def add_scaled(a, b, k):\n    return a\n"
+    pred = Prediction(instance_id="toy/1", model="m", functions={"calc/ops.py": {"add_scaled": code}})
+    judge = FakeModel(['{"category": 3, "rationale": "never asked"}'], name="j")
+    j = judge_one(task, impl, pred, judge, code)
+    assert j.status is JudgmentStatus.NO_REFERENCE and j.category is None

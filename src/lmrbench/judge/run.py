@@ -21,7 +21,7 @@ from lmrbench.records import Judgment, JudgmentStatus, Prediction
 from lmrbench.rundir import RunDir, latest_records
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.schema import Implementation, Task
-from lmrbench.tasks.source import extract
+from lmrbench.tasks.source import SourceError, extract
 
 JUDGE_PROMPT_VERSION = "judge-v1"
 
@@ -36,16 +36,22 @@ Categories:
 Answer with one JSON object and nothing else: {"category": 1|2|3, "rationale": "<two or three sentences>"}"""
 
 
-def reference_code(impl: Implementation) -> str:
-    assert impl.golden_file is not None
-    golden = impl.golden_file.read_text(encoding="utf-8")
-    return "\n\n".join(extract(golden, t) for t in impl.targets) if impl.targets else golden
+def reference_code(impl: Implementation) -> str | None:
+    """The reference's target definitions; None when the task has no usable golden file (an original-layout
+    quirk the loader absorbs)."""
+    if impl.golden_file is None or not impl.golden_file.is_file():
+        return None
+    golden = impl.golden_file.read_text(encoding="utf-8", errors="replace")
+    try:
+        return "\n\n".join(extract(golden, t) for t in impl.targets) if impl.targets else golden
+    except (SourceError, SyntaxError, ValueError, RecursionError):
+        return None
 
 
-def build_judge_prompt(task: Task, impl: Implementation, candidate: str) -> list[Message]:
+def build_judge_prompt(task: Task, impl: Implementation, candidate: str, reference: str) -> list[Message]:
     paper = paper_text(task)
     user = (f"# Method description\n\n{paper.text.strip()}\n\n# Instruction\n\n{impl.instruction.strip()}\n\n"
-            f"# Reference implementation\n\n```python\n{reference_code(impl).rstrip()}\n```\n\n"
+            f"# Reference implementation\n\n```python\n{reference.rstrip()}\n```\n\n"
             f"# Candidate implementation\n\n```python\n{candidate.rstrip()}\n```\n")
     return [Message(role="system", content=SYSTEM), Message(role="user", content=user)]
 
@@ -63,8 +69,11 @@ def judge_one(task: Task, impl: Implementation, pred: Prediction, judge: Model, 
         "prompt_version": JUDGE_PROMPT_VERSION, "key": judgment_key(judge.name, pred, candidate)}
     if candidate is None:
         return Judgment(**base, status=JudgmentStatus.NO_CANDIDATE, detail="no code to judge")
+    reference = reference_code(impl)
+    if reference is None:
+        return Judgment(**base, status=JudgmentStatus.NO_REFERENCE, detail="the task has no usable golden file")
     try:
-        resp = judge.query(build_judge_prompt(task, impl, candidate))
+        resp = judge.query(build_judge_prompt(task, impl, candidate, reference))
     except ModelError as exc:
         return Judgment(**base, status=JudgmentStatus.PROVIDER_ERROR, detail=str(exc))
     try:

@@ -81,6 +81,8 @@ def _candidate_diff(tasks: TaskSet, ev: Evaluation, pred: Prediction | None, run
     if cand is None:
         return ""
     ref = reference_code(impl)
+    if ref is None:
+        return "(no reference to compare with: the task has no usable golden file)"
     diff = "".join(difflib.unified_diff(ref.splitlines(keepends=True), cand.splitlines(keepends=True),
                                         "reference", "candidate"))
     return _cap(diff, MAX_DIFF_CHARS)
