@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -333,7 +334,7 @@ def _report(ts: TaskSet, run_dirs: list[Path], as_json: bool, out_dir: Path | No
     for s in data.scores:
         n = sum(s.status_counts.values())
         counts = ", ".join(f"{k}={v}" for k, v in s.status_counts.items() if v)
-        out.print(f"[bold]{s.label()}[/bold]: {s.status_counts['passed']}/{n} passed ({s.pass_rate.value:.1%}, 95% CI "
+        out.print(f"[bold]{escape(s.label())}[/bold]: {s.status_counts['passed']}/{n} passed ({s.pass_rate.value:.1%}, 95% CI "
                   f"{s.pass_rate.ci_low:.1%}-{s.pass_rate.ci_high:.1%}); mean test share {s.test_share.value:.1%}; "
                   f"{counts}; tokens {s.usage.input_tokens + s.usage.output_tokens:,}, cost ${s.usage.cost_usd:.4f}",
                   highlight=False)
