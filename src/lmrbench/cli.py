@@ -334,7 +334,8 @@ def _report(ts: TaskSet, run_dirs: list[Path], as_json: bool, out_dir: Path | No
     for s in data.scores:
         n = sum(s.status_counts.values())
         counts = ", ".join(f"{k}={v}" for k, v in s.status_counts.items() if v)
-        out.print(f"[bold]{escape(s.label())}[/bold]: {s.status_counts['passed']}/{n} passed ({s.pass_rate.value:.1%}, 95% CI "
+        out.print(f"[bold]{escape(s.label())}[/bold]: {s.status_counts['passed']}/{n} passed "
+                  f"({s.pass_rate.value:.1%}, 95% CI "
                   f"{s.pass_rate.ci_low:.1%}-{s.pass_rate.ci_high:.1%}); mean test share {s.test_share.value:.1%}; "
                   f"{counts}; tokens {s.usage.input_tokens + s.usage.output_tokens:,}, cost ${s.usage.cost_usd:.4f}",
                   highlight=False)
