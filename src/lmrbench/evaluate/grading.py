@@ -23,6 +23,11 @@ from lmrbench.tasks.schema import Task
 
 MAX_FAILURES = 10
 
+
+def workspace_modules(ws: Path) -> set[str]:
+    """Top-level modules of a workspace: an import of anything else that fails is the environment's fault."""
+    return {p.stem if p.is_file() else p.name for p in ws.iterdir() if p.suffix == ".py" or p.is_dir()}
+
 MAX_LEGACY_LOG_BYTES = 64 * 1024 * 1024
 MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 

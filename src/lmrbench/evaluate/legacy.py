@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from lmrbench.evaluate.causes import Cause, classify_output
-from lmrbench.evaluate.grading import legacy_verdict
+from lmrbench.evaluate.grading import legacy_verdict, workspace_modules
 from lmrbench.records import ErrorCause, LegacyVerdict, Status
+from lmrbench.safefs import read_tail
 from lmrbench.tasks.fixture_refs import FixtureRef, FixtureState, fixture_refs
 from lmrbench.tasks.schema import Implementation, Task
 
@@ -74,16 +75,10 @@ def _interpreter(task: Task, ws: Path) -> tuple[str, dict[str, str], list[Path]]
 
 
 def _read_tail(path: Path) -> str:
-    if not path.is_file():
+    try:
+        return read_tail(path, MAX_LOG_BYTES)
+    except (OSError, ValueError):
         return ""
-    with open(path, "rb") as fh:
-        size = fh.seek(0, os.SEEK_END)
-        fh.seek(max(0, size - MAX_LOG_BYTES))
-        return fh.read().decode("utf-8", errors="replace")
-
-
-def _workspace_modules(ws: Path) -> set[str]:
-    return {p.stem if p.is_file() else p.name for p in ws.iterdir() if p.suffix == ".py" or p.is_dir()}
 
 
 def refusal(cause: Cause, log: Path) -> dict[str, Any]:
@@ -96,7 +91,7 @@ def refusal(cause: Cause, log: Path) -> dict[str, Any]:
 def _not_passed(task: Task, ws: Path, output: str, refs: list[FixtureRef]) -> Cause | None:
     """The environment cause of a run that did not pass: what its output shows, else a requirement that could not
     be installed; either way the requirements that failed are named."""
-    seen = classify_output(output, _workspace_modules(ws), refs, str(ws.resolve()) + os.sep)
+    seen = classify_output(output, workspace_modules(ws), refs, str(ws.resolve()) + os.sep)
     if task.env is None or not task.env.failed:
         return seen
     failed = "could not install " + ", ".join(task.env.failed)

@@ -7,9 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import math
-import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -18,6 +16,7 @@ import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
 from lmrbench.checks import CheckFailed, CheckSet, load_checks, matches
+from lmrbench.safefs import read_file
 
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024
 MAX_LINE_BYTES = 32 * 1024 * 1024
@@ -81,19 +80,11 @@ class ProbeFormatError(ValueError):
 
 
 def read_capped(path: Path, limit: int = MAX_OUTPUT_BYTES) -> bytes | None:
-    """A regular file's bytes, without following a symlink and refusing anything larger than `limit`."""
+    """A regular file's bytes (no link followed, at most `limit`), or None when it is not that."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+        return read_file(path, limit)
+    except (OSError, ValueError):  # missing, or UnsafePath: a link, a FIFO, over the cap
         return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            return fh.read(limit + 1)[:limit]
-    finally:
-        os.close(fd)
 
 
 def _decode_array(raw: dict[str, Any]) -> np.ndarray:

@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_workspace, restore_protected
 from lmrbench.evaluate.candidate import from_applied
 from lmrbench.evaluate.causes import Cause
-from lmrbench.evaluate.grading import grade, grade_probe
+from lmrbench.evaluate.grading import grade, grade_probe, workspace_modules
 from lmrbench.evaluate.legacy import legacy_command, legacy_fields, preflight, prepare_logs, refusal
 from lmrbench.evaluate.probes import read_capped
 from lmrbench.jsonl import MAX_DEPTH, within_depth
@@ -315,14 +315,10 @@ def run_cold(p: Prepared, sandbox: Sandbox) -> RunResult:
     return RunResult(res.exit_code, res.timed_out, res.duration_s, res.isolation, res.path, list(res.limits_hit))
 
 
-def _workspace_modules(ws: Path) -> set[str]:
-    return {p.stem if p.is_file() else p.name for p in ws.iterdir() if p.suffix == ".py" or p.is_dir()}
-
-
 def _grade_fields(p: Prepared, r: RunResult) -> dict[str, Any]:
     if p.grading is Grading.PROBE:
         g = grade_probe(p.task, p.impl.unit_test_file, p.out / "outputs.jsonl", r.exit_code, r.timed_out,
-                        _workspace_modules(p.ws))
+                        workspace_modules(p.ws))
         return dict(status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
                     reason=g.reason, failures=g.failures)
     if p.grading is Grading.PYTEST:
@@ -332,7 +328,7 @@ def _grade_fields(p: Prepared, r: RunResult) -> dict[str, Any]:
             results = results if within_depth(results, MAX_DEPTH) else None
         except (ValueError, RecursionError, MemoryError):
             results = None
-        g = grade(results, p.nonce, r.exit_code, r.timed_out, _workspace_modules(p.ws))
+        g = grade(results, p.nonce, r.exit_code, r.timed_out, workspace_modules(p.ws))
         return dict(status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
                     reason=g.reason, forgeable=True)
     return legacy_fields(p.task, p.impl, p.ws, p.log, r.exit_code, r.timed_out)
@@ -371,7 +367,7 @@ def _keep_outputs(p: Prepared, r: RunResult) -> str:
     dest = p.log.with_suffix(".outputs.jsonl")
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_bytes(read_capped(p.out / "outputs.jsonl", KEPT_OUTPUT_BYTES) or b"")
-    run = RunFacts(exit_code=r.exit_code, timed_out=r.timed_out, workspace_modules=sorted(_workspace_modules(p.ws)),
+    run = RunFacts(exit_code=r.exit_code, timed_out=r.timed_out, workspace_modules=sorted(workspace_modules(p.ws)),
                    limits_hit=r.limits_hit, tampered=len(p.tampered))
     dest.with_suffix(".run.json").write_text(run.model_dump_json())
     return str(dest)
