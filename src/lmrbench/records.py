@@ -155,6 +155,7 @@ class Evaluation(BaseModel):
     run_path: str = Field(default="cold", description="'cold' (own sandbox) or 'warm' (trusted batch).")
     outputs_path: str = Field(default="", description="The probe data kept for re-grading, if any.")
     candidate_path: str = Field(default="", description="The candidate's code as applied, for the judge and report.")
+    node: str = Field(default="", description="The Ray node that ran it (--executor ray); empty: this machine.")
     cause: ErrorCause | None = Field(default=None, description="Only for status error: what in the environment "
                                      "kept the tests from measuring the prediction.")
 

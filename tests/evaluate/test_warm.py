@@ -64,3 +64,16 @@ def test_validate_warm_and_cold_agree(toy_tasks):
     assert (warm.mutants_killed, warm.mutants_total) == (cold.mutants_killed, cold.mutants_total)
     assert warm.mutants_total > 0
     assert [s.mutant_id for s in warm.mutant_survivors] == [s.mutant_id for s in cold.mutant_survivors]
+
+
+def test_an_expected_failing_job_stops_at_its_first_differing_case(probe_tasks, tmp_path):
+    task = probe_tasks.task("toy")
+    impl = task.implementation(1)
+    slow_wrong = _fn("slow-wrong", "import time; time.sleep(1); return [x - k * y for x, y in zip(a, b)]")
+    items = [(impl, slow_wrong), (impl, reference_prediction(task, impl)), (impl, slow_wrong)]
+    res = evaluate_warm(task, items, tmp_path / "w", tmp_path / "l", stop_early=[True, True, False])
+    assert [e.status for e in res] == [Status.FAILED, Status.PASSED, Status.FAILED]
+    assert "stopped at its first failing case" in res[0].reason  # the same verdict, fewer cases run
+    assert "stopped" not in res[1].reason + res[2].reason  # a matching job runs to the end; so does an unmarked one
+    assert res[0].tests_total == res[2].tests_total and res[0].tests_passed < res[2].tests_total
+    assert res[0].duration_s + 1.5 < res[2].duration_s, (res[0].duration_s, res[2].duration_s)

@@ -37,6 +37,11 @@ class ValidateConfig(BaseModel):
         "gives every job its own cold sandbox, as model predictions get.",
     )
     batch_size: int = Field(default=12, ge=1, description="Jobs per warm batch.")
+    stop_early: bool = Field(
+        default=True,
+        description="In warm batches, stop a stub, wrong variant or mutant at its first probe case that differs "
+        "from the reference's (it has failed then); the reference always runs every case.",
+    )
 
 
 class Survivor(BaseModel):
@@ -147,7 +152,8 @@ def _run(jobs: list[_Job], cfg: ValidateConfig, ecfg: EvalConfig, tick: Callable
                 job.result = evaluate_one(job.task, job.impl, job.pred, work, logs, conf, sandbox)
                 return batch
             results = evaluate_warm(batch[0].task, [(j.impl, j.pred) for j in batch], work, logs, ecfg, sandbox,
-                                    timeouts=[j.timeout for j in batch])
+                                    timeouts=[j.timeout for j in batch],
+                                    stop_early=[cfg.stop_early and j.kind != "reference" for j in batch])
             for job, result in zip(batch, results, strict=True):
                 job.result = result
             return batch

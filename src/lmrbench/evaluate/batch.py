@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from lmrbench.evaluate.runner import EvalConfig, SandboxPool, evaluate_one, evaluation_key, task_hash
+from lmrbench.evaluate.executors import EvalItem, ExecutorConfig, make_executor
+from lmrbench.evaluate.runner import EvalConfig, evaluation_key, task_hash
 from lmrbench.jsonl import JsonlWriter, Record, read_lines, read_records
 from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.rundir import RunDir, latest_records
+from lmrbench.sandbox import LocalSandbox
 from lmrbench.tasks.loader import TaskSet
-from lmrbench.tasks.schema import Implementation, Task
 
 Progress = Callable[[Evaluation], None]
 
@@ -84,11 +84,12 @@ def evaluate_predictions(
     workers: int = 1,
     on_result: Progress | None = None,
     extra: list[Evaluation] | None = None,
+    executor_config: ExecutorConfig | None = None,
 ) -> list[Evaluation]:
-    """Evaluate what is not yet in `out` (keyed by content hash) and append the results."""
+    """Evaluate what is not yet in `out` (keyed by content hash) and append the results. `workers` is used when
+    no `executor_config` is given (local threads)."""
     config = config or EvalConfig()
-    sandboxes = SandboxPool(config)
-    sandboxes.cold.isolation()  # raises IsolationError before any work when 'full' isolation cannot be had
+    LocalSandbox(config.sandbox).isolation()  # raises IsolationError before any work when 'full' cannot be had
     writer = JsonlWriter(out)
     finished = done_keys(out)
     results: list[Evaluation] = []
@@ -99,7 +100,7 @@ def evaluate_predictions(
             results.append(ev)
     # a task's own environment is part of what decides a verdict: a rebuilt environment re-evaluates
     digests = {t.task_id: task_hash(t) + (t.env.key if t.env else "") for t in tasks.tasks}
-    todo = []
+    todo: list[EvalItem] = []
     for pred in preds:
         try:
             task, impl = tasks.resolve(pred.instance_id)
@@ -113,29 +114,18 @@ def evaluate_predictions(
         key = evaluation_key(digests[task.task_id], pred, config)
         if key not in finished:
             finished.add(key)
-            todo.append((task, impl, pred, key))
+            todo.append(EvalItem(task, impl, pred, key))
 
-    def one(item: tuple[Task, Implementation, Prediction, str]) -> Evaluation:
-        task, impl, pred, key = item
-        try:
-            return evaluate_one(task, impl, pred, work_dir, log_dir, config, sandboxes.for_task(task), key)
-        except Exception as exc:
-            return Evaluation(instance_id=impl.instance_id, task_id=task.task_id, index=impl.index,
-                              model=pred.model, sample=pred.sample, key=key, status=Status.ERROR,
-                              reason=f"harness error: {type(exc).__name__}: {_short(exc, 500)}")
-
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = [pool.submit(one, item) for item in todo]
-        run = RunDir(out.parent)
-        for fut in as_completed(futures):
-            ev = fut.result()  # paths inside the run folder are stored relative: the folder can be moved
-            ev = ev.model_copy(update={"log_path": run.relative(ev.log_path),
-                                       "outputs_path": run.relative(ev.outputs_path),
-                                       "candidate_path": run.relative(ev.candidate_path)})
-            writer.write(ev)
-            results.append(ev)
-            if on_result:
-                on_result(ev)
+    executor = make_executor(executor_config or ExecutorConfig(workers=workers), config, work_dir, log_dir)
+    run = RunDir(out.parent)
+    for ev in executor.run(todo):  # paths inside the run folder are stored relative: the folder can be moved
+        ev = ev.model_copy(update={"log_path": run.relative(ev.log_path),
+                                   "outputs_path": run.relative(ev.outputs_path),
+                                   "candidate_path": run.relative(ev.candidate_path)})
+        writer.write(ev)
+        results.append(ev)
+        if on_result:
+            on_result(ev)
     return results
 
 

@@ -14,14 +14,17 @@ batch shares one sandbox, so one job could tamper with another. Model prediction
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
-from lmrbench.evaluate.probes import read_capped
+from lmrbench.evaluate.grading import load_expected
+from lmrbench.evaluate.probes import ProbeData, compare_case, parse_probe_output, read_capped
 from lmrbench.evaluate.runner import (
     EvalConfig,
     Prepared,
@@ -34,7 +37,7 @@ from lmrbench.evaluate.runner import (
     task_hash,
     workspace_name,
 )
-from lmrbench.records import Evaluation, Prediction, Status
+from lmrbench.records import Evaluation, Grading, Prediction, Status
 from lmrbench.sandbox import LocalSandbox, Sandbox
 from lmrbench.sandbox.base import Isolation
 from lmrbench.tasks.schema import Implementation, Layout, Task
@@ -51,8 +54,13 @@ def evaluate_warm(
     config: EvalConfig | None = None,
     sandbox: Sandbox | None = None,
     timeouts: list[int | None] | None = None,
+    stop_early: list[bool] | None = None,
 ) -> list[Evaluation]:
-    """Evaluate trusted predictions of one task (our layout) in one warm sandbox; results in input order."""
+    """Evaluate trusted predictions of one task (our layout) in one warm sandbox; results in input order.
+
+    A job marked in `stop_early` (one expected to fail: a stub, a wrong variant, a mutant) is stopped at its first
+    probe case that differs from the reference's; its verdict is the same (one differing case fails it), it
+    just does not run the rest."""
     if task.layout is not Layout.LMRBENCH:
         raise ValueError(f"{task.task_id}: warm batches need the lmrbench task layout")
     config = config or EvalConfig()
@@ -70,7 +78,8 @@ def evaluate_warm(
             conf = config if not timeouts or timeouts[n] is None else config.model_copy(
                 update={"timeout_s": timeouts[n]})
             prepared.append(prepare(task, impl, pred, batch / f"j{n}", log_dir.resolve() / f"{name}.log", key, conf))
-        rows, res_isolation, server_log = _serve(prepared, batch, log_dir.resolve(), sandbox)
+        stops = [bool(stop_early and stop_early[n]) for n in range(len(prepared))]
+        rows, res_isolation, server_log = _serve(prepared, batch, log_dir.resolve(), sandbox, stops)
         return [_finish(p, rows.get(n), res_isolation, server_log, start) for n, p in enumerate(prepared)]
     finally:
         if not config.keep_workspaces:
@@ -89,27 +98,84 @@ def _finish(p: Prepared, row: dict[str, Any] | None, isolation: Isolation | None
                           reason=f"warm server ended early; see {server_log}")
     result = RunResult(row["exit_code"], row["timed_out"], row["duration_s"], isolation, "warm")
     ev = finish(p, result, time.monotonic() - row["duration_s"])
+    if row.get("stopped"):
+        ev = ev.model_copy(update={"reason": f"{ev.reason}; stopped at its first failing case (validation)"})
     return ev
 
 
-def _serve(prepared: list[Prepared], batch: Path, log_dir: Path,
-           sandbox: Sandbox) -> tuple[dict[int, dict[str, Any]], Isolation | None, Path]:
+class _FirstFailure(threading.Thread):
+    """Watches the probe data of expected-failing jobs from outside the sandbox and creates a job's stop file at
+    its first case that differs from the reference's (the comparison grading uses), or at an import error."""
+
+    def __init__(self, jobs: list[tuple[Prepared, Path]]) -> None:
+        super().__init__(daemon=True)
+        self.jobs = jobs
+        self.done = threading.Event()
+
+    def _differs(self, p: Prepared, want: ProbeData) -> bool:
+        data = read_capped(p.out / "outputs.jsonl") or b""
+        got = parse_probe_output(data[: data.rfind(b"\n") + 1])  # whole lines only: the last may be unfinished
+        if got.problem or got.import_errors:
+            return True
+        return any(name not in want.cases or compare_case(case, want.cases[name]) for name, case in got.cases.items())
+
+    def run(self) -> None:
+        pending = [(p, stop, load_expected(p.task, p.impl.unit_test_file)) for p, stop in self.jobs]
+        pending = [(p, stop, want) for p, stop, want in pending if not want.problem]
+        sizes: dict[Path, int] = {}
+        while pending and not self.done.wait(0.1):
+            for item in list(pending):
+                p, stop, want = item
+                size = _size(p.out / "outputs.jsonl")
+                if size == sizes.get(stop) or size < 0:
+                    continue
+                sizes[stop] = size
+                if self._differs(p, want):
+                    _touch(stop)
+                    pending.remove(item)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return -1
+
+
+def _touch(path: Path) -> None:
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644))
+
+
+def _serve(prepared: list[Prepared], batch: Path, log_dir: Path, sandbox: Sandbox,
+           stops: list[bool]) -> tuple[dict[int, dict[str, Any]], Isolation | None, Path]:
     jobs: list[dict[str, Any]] = []
+    watched: list[tuple[Prepared, Path]] = []
+    (batch / "_stop").mkdir()
     for n, p in enumerate(prepared):
         if p.invalid:
             continue
         before_run(p)
         cmd = command(p)
-        jobs.append({"id": n, "cwd": str(p.ws), "log": str(p.item_dir / "job.log"), "timeout": p.timeout,
-                     "argv": cmd.argv, "env": cmd.env})
+        job = {"id": n, "cwd": str(p.ws), "log": str(p.item_dir / "job.log"), "timeout": p.timeout,
+               "argv": cmd.argv, "env": cmd.env}
+        if stops[n] and p.grading is Grading.PROBE:
+            job["stop_file"] = str(batch / "_stop" / f"j{n}")
+            watched.append((p, batch / "_stop" / f"j{n}"))
+        jobs.append(job)
     server_log = log_dir / f"{batch.name}.log"
     if not jobs:
         return {}, None, server_log
     (batch / "jobs.json").write_text(json.dumps(jobs))
     results_file = batch / "results.jsonl"
     total = sum(int(j["timeout"]) for j in jobs) + 60
-    res = sandbox.exec([sys.executable, "-P", str(batch / "_server" / "warm_server.py"), str(batch / "jobs.json"),
-                        str(results_file), ",".join(PRELOAD)], batch, total, server_log)
+    watcher = _FirstFailure(watched)
+    watcher.start()
+    try:
+        res = sandbox.exec([sys.executable, "-P", str(batch / "_server" / "warm_server.py"),
+                            str(batch / "jobs.json"), str(results_file), ",".join(PRELOAD)], batch, total, server_log)
+    finally:
+        watcher.done.set()
+        watcher.join()
     rows: dict[int, dict[str, Any]] = {}
     for line in (read_capped(results_file) or b"").decode(errors="replace").splitlines():
         try:

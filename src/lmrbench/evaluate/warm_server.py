@@ -5,7 +5,9 @@ third-party libraries once (torch costs ~2.5 s of CPU per interpreter), then for
 child is a fresh copy of that warm process: it changes to its own workspace, redirects its output to its own
 log and runs the job's command line (the one a cold sandbox runs: `python -P SCRIPT ARGS`) in-process.
 The parent enforces each job's wall-clock timeout by killing the child's process group and writes one JSON
-line per job.
+line per job. A job with a `stop_file` is also killed as soon as that file appears: the harness, watching the
+job's probe data from outside, creates it at the first case that differs from the reference (validation's
+expected-failing jobs stop at their first failure).
 
 Usage: python -P warm_server.py JOBS_JSON RESULTS_JSONL PRELOAD[,PRELOAD...]
 """
@@ -56,21 +58,29 @@ def _shutdown():
     atexit._run_exitfuncs()
 
 
-def _wait(pid, timeout):
+def _kill(pid):
+    for kill in (os.killpg, os.kill):  # the group, or the child itself if it had no time to setsid
+        try:
+            kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    os.waitpid(pid, 0)
+
+
+def _wait(pid, timeout, stop_file):
+    """(exit code, timed out, stopped): the child's end, its timeout, or the harness's stop (a file appearing)."""
     deadline = time.monotonic() + timeout
     delay = 0.005
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
-            return os.waitstatus_to_exitcode(status), False
+            return os.waitstatus_to_exitcode(status), False, False
+        if stop_file and os.path.exists(stop_file):
+            _kill(pid)
+            return -signal.SIGKILL, False, True
         if time.monotonic() > deadline:
-            for kill in (os.killpg, os.kill):  # the group, or the child itself if it had no time to setsid
-                try:
-                    kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            os.waitpid(pid, 0)
-            return None, True
+            _kill(pid)
+            return None, True, False
         time.sleep(delay)
         delay = min(delay * 2, 0.05)
 
@@ -97,8 +107,8 @@ def main():
                     sys.stdout.flush()
                     sys.stderr.flush()
                     os._exit(code)
-            code, timed_out = _wait(pid, job["timeout"])
-            out.write(json.dumps({"id": job["id"], "exit_code": code, "timed_out": timed_out,
+            code, timed_out, stopped = _wait(pid, job["timeout"], job.get("stop_file"))
+            out.write(json.dumps({"id": job["id"], "exit_code": code, "timed_out": timed_out, "stopped": stopped,
                                   "duration_s": round(time.monotonic() - start, 3)}) + "\n")
             out.flush()
 

@@ -1,0 +1,72 @@
+"""The Ray executor: the same verdicts and the same run folder as local threads, on a two-node loopback cluster."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from lmrbench.evaluate.batch import evaluate_predictions
+from lmrbench.evaluate.executors import ExecutorConfig
+from lmrbench.evaluate.regrade import regrade_run
+from lmrbench.records import Prediction
+from lmrbench.solvers.builtin import reference_prediction, stub_prediction
+
+# Read by Ray when it is imported: bind the test cluster and this driver to 127.0.0.1, send no telemetry.
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+ray = pytest.importorskip("ray")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Two Ray nodes on this machine, bound to loopback only."""
+    from ray.cluster_utils import Cluster
+
+    c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False,
+                                                      "node_ip_address": "127.0.0.1"})
+    c.add_node(num_cpus=1, node_ip_address="127.0.0.1")
+    c.wait_for_nodes()
+    yield c
+    c.shutdown()
+
+
+def _preds(tasks):
+    task = tasks.task("toy")
+    impl = task.implementation(1)
+    wrong = "def add_scaled(a, b, k):\n    return [x - k * y for x, y in zip(a, b)]\n"
+    half = "def add_scaled(a, b, k):\n    return [x + k * y if k >= 0 else x for x, y in zip(a, b)]\n"
+    return [
+        reference_prediction(task, impl),
+        reference_prediction(task, impl, sample=1),
+        stub_prediction(task, impl),
+        Prediction(instance_id="toy/1", model="wrong", functions={"calc/ops.py": {"add_scaled": wrong}}),
+        Prediction(instance_id="toy/1", model="half", functions={"calc/ops.py": {"add_scaled": half}}),
+        Prediction(instance_id="toy/1", model="broken", diff="not a diff"),
+    ]
+
+
+def _verdicts(evs):
+    return sorted((e.model, e.sample, e.status.value, e.tests_passed, e.tests_total, tuple(e.failures), e.key)
+                  for e in evs)
+
+
+def test_ray_gives_the_local_verdicts_on_two_nodes_and_resumes(probe_tasks, tmp_path, cluster):
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    preds = _preds(probe_tasks)
+    want = evaluate_predictions(preds, probe_tasks, local / "evaluations.jsonl", local / "work", local / "logs",
+                                workers=2)
+    on_ray = ExecutorConfig(kind="ray", workers=1, ray_address=cluster.address)
+    got = evaluate_predictions(preds, probe_tasks, remote / "evaluations.jsonl", remote / "work", remote / "logs",
+                               executor_config=on_ray)
+    assert _verdicts(got) == _verdicts(want)
+    ran = [e for e in got if e.status.value != "invalid_prediction"]
+    assert len({e.node for e in ran}) == 2 and all(e.node for e in ran)  # both nodes worked
+    for ev in ran:  # the kept files came back into the driver's run folder, stored relative to it
+        assert not ev.log_path.startswith("/") and (remote / ev.log_path).is_file()
+        assert (remote / ev.outputs_path).is_file() and (remote / ev.candidate_path).is_file()
+    rows = regrade_run(remote, probe_tasks)  # the kept probe data re-grade to the same verdicts
+    assert len(rows) == len(preds) and all(r.same for r in rows)
+    again = evaluate_predictions(preds, probe_tasks, remote / "evaluations.jsonl", remote / "work",
+                                 remote / "logs", executor_config=on_ray)
+    assert again == []  # resumable exactly as locally: nothing left to do
