@@ -22,6 +22,7 @@ from lmrbench.authoring.validate import ValidateConfig, validate
 from lmrbench.envs import EnvBuildError, EnvConfig, EnvMode, EnvRecord, EnvStatus, attach_envs, build_envs
 from lmrbench.envs.build import needs_env
 from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
+from lmrbench.evaluate.executors import ExecutorConfig, ExecutorKind
 from lmrbench.evaluate.regrade import regrade_run
 from lmrbench.evaluate.runner import EvalConfig
 from lmrbench.external import export_workspaces, predictions_from_dirs
@@ -76,6 +77,12 @@ RunDirOpt = Annotated[Path | None, typer.Option("--run-dir", help="Run directory
 HfCacheOpt = Annotated[Path | None, typer.Option("--hf-cache", exists=True, file_okay=False, help="A pre-downloaded "
                        "Hugging Face cache, read-only in the sandbox, offline mode set.")]
 GpusOpt = Annotated[bool, typer.Option("--gpus", help="Expose the NVIDIA devices; no address-space limit.")]
+ExecutorOpt = Annotated[ExecutorKind, typer.Option(
+    "--executor", help="local: threads on this machine; ray: Ray tasks on the nodes of a cluster "
+    "(--workers per node).")]
+RayAddressOpt = Annotated[str | None, typer.Option(
+    "--ray-address", help="With --executor ray: the cluster to join ('auto', HOST:6379, ray://HOST:10001); "
+    "default: a private Ray on this machine.")]
 
 
 def _load(path: Path | None, quiet: bool = False, select: list[str] | None = None, split: str = "all",
@@ -282,7 +289,8 @@ RepoRootOpt = Annotated[Path | None, typer.Option(
 def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeout: int | None,
               isolation: IsolationLevel = "best", repo_root: Path | None = None,
               only: set[str] | None = None, path: ExecPath = "template", hf_cache: Path | None = None,
-              gpus: bool = False) -> list[Evaluation]:
+              gpus: bool = False, executor: ExecutorKind = "local", ray_address: str | None = None,
+              ) -> list[Evaluation]:
     preds, invalid = load_predictions(predictions, ts)
     if only is not None:  # a selection: the rest of the file is neither evaluated nor reported invalid
         preds = [p for p in preds if p.instance_id in only]
@@ -306,8 +314,9 @@ def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeo
             bar.update(job, advance=1, description=f"{ev.instance_id} {ev.status.value} · not passed: {failures}")
 
         run = RunDir(run_dir)
+        where = ExecutorConfig(kind=executor, workers=workers, ray_address=ray_address)
         evaluate_predictions(preds, ts, run.evaluations, run.work, run.logs,
-                             config, workers, tick, extra=invalid)
+                             config, workers, tick, extra=invalid, executor_config=where)
     return latest_evaluations(RunDir(run_dir).evaluations)
 
 
@@ -444,6 +453,8 @@ def evaluate_cmd(
     env: EnvOpt = "task",
     hf_cache: HfCacheOpt = None,
     gpus: GpusOpt = False,
+    executor: ExecutorOpt = "local",
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Evaluate predictions in the sandbox into evaluations.jsonl (resumable), then report; or re-grade a run."""
     full = _load(tasks)
@@ -461,7 +472,8 @@ def evaluate_cmd(
     if not kept.exists() or not kept.samefile(predictions):  # the run folder holds what it evaluated (judge, report)
         shutil.copyfile(predictions, kept)
     _evaluate(full, kept, rd, workers, timeout, isolation, repo_root or RunDir(predictions.parent).workspaces,
-              only={i.instance_id for i in ts.instances()}, path=path, hf_cache=hf_cache, gpus=gpus)
+              only={i.instance_id for i in ts.instances()}, path=path, hf_cache=hf_cache, gpus=gpus,
+              executor=executor, ray_address=ray_address)
     _report(ts, [rd], as_json)
 
 
@@ -602,6 +614,8 @@ def run_cmd(
     env: EnvOpt = "task",
     hf_cache: HfCacheOpt = None,
     gpus: GpusOpt = False,
+    executor: ExecutorOpt = "local",
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Generate, evaluate and report in one go (resumable)."""
     full = _load(tasks)
@@ -612,7 +626,8 @@ def run_cmd(
                         max_steps, no_cache)
     _generate(ts, opts, rd, select)
     _evaluate(full, RunDir(rd).predictions, rd, workers, None, isolation,
-              only={i.instance_id for i in ts.instances()}, path=path, hf_cache=hf_cache, gpus=gpus)
+              only={i.instance_id for i in ts.instances()}, path=path, hf_cache=hf_cache, gpus=gpus,
+              executor=executor, ray_address=ray_address)
     _report(ts, [rd], as_json)
 
 

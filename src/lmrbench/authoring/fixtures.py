@@ -97,10 +97,12 @@ def _expected(task: Task, check: bool, sandbox_config: SandboxConfig | None) -> 
     return problems
 
 
-def build_fixtures(task: Task, check: bool, sandbox_config: SandboxConfig | None = None) -> FixtureResult:
-    """Input fixtures (make_fixtures.py) and expected probe outputs from the reference: write or check them."""
+def build_fixtures(task: Task, check: bool, sandbox_config: SandboxConfig | None = None,
+                   outputs: bool = True) -> FixtureResult:
+    """Input fixtures (make_fixtures.py) and, unless `outputs` is False, the expected probe outputs from the
+    reference: write or check them."""
     inputs = _input_fixtures(task, check, sandbox_config)
-    if not inputs.ok:
+    if not inputs.ok or not outputs:
         return inputs
     problems = _expected(task, check, sandbox_config)
     if problems:

@@ -30,13 +30,14 @@ from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.tasks.loader import load_task
 from lmrbench.tasks.schema import Implementation, Task, TaskEnv
 
+ExecutorKind = Literal["local", "ray"]
 ARTEFACT_BYTES = 8 * 1024 * 1024  # per kept file sent back from a node (the log and probe data are capped anyway)
 
 
 class ExecutorConfig(BaseModel):
     """Where and how widely evaluations run."""
 
-    kind: Literal["local", "ray"] = Field(
+    kind: ExecutorKind = Field(
         default="local",
         description="'local': a thread pool on this machine; 'ray': Ray tasks, one actor per node of the cluster.",
     )
