@@ -1,12 +1,14 @@
 """Evaluate the reference on every built-in task as model predictions (one sandbox each), cold and through the
 pre-warmed template, side by side with 1 and 2 workers; print wall time, evaluations per second and the harness
-overhead per evaluation (median and p90), and whether the two paths gave the same verdicts.
+overhead per evaluation (median and p90), and whether the two paths gave the same verdicts. `--executor local
+ray` adds the same runs through the Ray executor (a private one-node Ray on this machine, started per run and
+counted in its wall time) to compare its throughput with local threads.
 
 Harness overhead per evaluation = its wall time minus the tests' own time (the probe cases' time as the probe
 runner measures it, or pytest's): workspace copy, sandbox or child start, interpreter start and imports (cold
 only), grading. The first evaluation of a template pays for starting it; it is counted.
 
-    python benchmarks/bench_evaluate.py [--workers 1 2] [--path template cold] [-t GLOB ...]
+    python benchmarks/bench_evaluate.py [--workers 1 2] [--path template cold] [--executor local ray] [-t GLOB ...]
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from pathlib import Path
 
 from lmrbench.evaluate.batch import evaluate_predictions
+from lmrbench.evaluate.executors import ExecutorConfig
 from lmrbench.evaluate.runner import EvalConfig
 from lmrbench.records import Evaluation
 from lmrbench.solvers.builtin import reference_prediction
@@ -29,11 +32,12 @@ def p90(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
 
 
-def run(preds, tasks, path: str, workers: int) -> tuple[float, list[Evaluation]]:
+def run(preds, tasks, path: str, workers: int, executor: str) -> tuple[float, list[Evaluation]]:
+    where = ExecutorConfig(kind=executor, workers=workers)  # type: ignore[arg-type]
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         evals = evaluate_predictions(preds, tasks, Path(tmp) / "e.jsonl", Path(tmp) / "w", Path(tmp) / "l",
-                                     EvalConfig(path=path), workers=workers)  # type: ignore[arg-type]
+                                     EvalConfig(path=path), executor_config=where)  # type: ignore[arg-type]
         return time.perf_counter() - t0, evals
 
 
@@ -41,6 +45,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--path", nargs="+", default=["template", "cold"], choices=["template", "cold"])
+    parser.add_argument("--executor", nargs="+", default=["local"], choices=["local", "ray"])
     parser.add_argument("-t", "--task", action="append", default=None)
     args = parser.parse_args()
     tasks = load_tasks()
@@ -48,16 +53,16 @@ def main() -> None:
     preds = [reference_prediction(tasks.task(i.task_id), i) for i in impls]
     print(f"{len(preds)} reference evaluations per run")
     verdicts: dict[str, dict[str, str]] = {}
-    for workers in args.workers:
-        for path in args.path:
-            wall, evals = run(preds, tasks, path, workers)
-            verdicts[f"{path}/{workers}"] = {e.instance_id: e.status.value for e in evals}
-            overhead = [e.duration_s - e.tests_duration_s for e in evals]
-            ran = sorted({e.run_path for e in evals})
-            print(f"{path:8s} workers={workers}: wall {wall:6.1f} s, {len(evals) / wall:5.2f} eval/s, "
-                  f"{sum(e.passed for e in evals)}/{len(evals)} passed (ran: {','.join(ran)}); overhead per "
-                  f"evaluation: median {statistics.median(overhead):.3f} s, p90 {p90(overhead):.3f} s; "
-                  f"tests median {statistics.median(e.tests_duration_s for e in evals):.3f} s")
+    runs_wanted = [(x, w, p) for x in args.executor for w in args.workers for p in args.path]
+    for executor, workers, path in runs_wanted:
+        wall, evals = run(preds, tasks, path, workers, executor)
+        verdicts[f"{executor}/{path}/{workers}"] = {e.instance_id: e.status.value for e in evals}
+        overhead = [e.duration_s - e.tests_duration_s for e in evals]
+        ran = sorted({e.run_path for e in evals})
+        print(f"{executor:5s} {path:8s} workers={workers}: wall {wall:6.1f} s, {len(evals) / wall:5.2f} eval/s, "
+              f"{sum(e.passed for e in evals)}/{len(evals)} passed (ran: {','.join(ran)}); overhead per "
+              f"evaluation: median {statistics.median(overhead):.3f} s, p90 {p90(overhead):.3f} s; "
+              f"tests median {statistics.median(e.tests_duration_s for e in evals):.3f} s")
     runs = list(verdicts.values())
     print("verdicts identical across paths and workers:", all(r == runs[0] for r in runs))
 
