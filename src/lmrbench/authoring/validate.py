@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from lmrbench.authoring.mutants import mutants
 from lmrbench.evaluate.runner import EvalConfig, evaluate_one
-from lmrbench.evaluate.warm import evaluate_warm
+from lmrbench.evaluate.warm import evaluate_warm_many
 from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.sandbox import LocalSandbox
 from lmrbench.solvers.builtin import code_prediction, reference_prediction, stub_prediction
@@ -36,7 +36,8 @@ class ValidateConfig(BaseModel):
         "child per job (evaluate/warm.py). Only our own code runs here, so sharing a sandbox is safe; 'False' "
         "gives every job its own cold sandbox, as model predictions get.",
     )
-    batch_size: int = Field(default=12, ge=1, description="Jobs per warm batch.")
+    batch_size: int = Field(default=64, ge=1, description="At most this many jobs per warm batch (jobs of "
+                            "several tasks share a batch: one interpreter start and one torch import per batch).")
     stop_early: bool = Field(
         default=True,
         description="In warm batches, stop a stub, wrong variant or mutant at its first probe case that differs "
@@ -128,16 +129,14 @@ def _warm(job: _Job, cfg: ValidateConfig) -> bool:
 
 
 def _batches(jobs: list[_Job], cfg: ValidateConfig) -> list[list[_Job]]:
-    """Warm batches of one task each (our layout); original-layout jobs, or all with warm=False, run alone."""
-    by_task: dict[str, list[_Job]] = {}
-    singles = []
-    for job in jobs:
-        if _warm(job, cfg):
-            by_task.setdefault(job.task.task_id, []).append(job)
-        else:
-            singles.append([job])
-    chunks = [group[i:i + cfg.batch_size] for group in by_task.values() for i in range(0, len(group), cfg.batch_size)]
-    return chunks + singles
+    """Warm batches (our layout; tasks mixed, at most `batch_size` jobs, at least one batch per worker);
+    original-layout jobs, or all with warm=False, run alone."""
+    warm = [job for job in jobs if _warm(job, cfg)]
+    singles = [[job] for job in jobs if not _warm(job, cfg)]
+    if not warm:
+        return singles
+    count = max(min(cfg.workers, len(warm)), -(-len(warm) // cfg.batch_size))
+    return [warm[i::count] for i in range(count)] + singles
 
 
 def _run(jobs: list[_Job], cfg: ValidateConfig, ecfg: EvalConfig, tick: Callable[[str], None] | None) -> None:
@@ -151,9 +150,9 @@ def _run(jobs: list[_Job], cfg: ValidateConfig, ecfg: EvalConfig, tick: Callable
                 conf = ecfg if job.timeout is None else ecfg.model_copy(update={"timeout_s": job.timeout})
                 job.result = evaluate_one(job.task, job.impl, job.pred, work, logs, conf, sandbox)
                 return batch
-            results = evaluate_warm(batch[0].task, [(j.impl, j.pred) for j in batch], work, logs, ecfg, sandbox,
-                                    timeouts=[j.timeout for j in batch],
-                                    stop_early=[cfg.stop_early and j.kind != "reference" for j in batch])
+            results = evaluate_warm_many([(j.task, j.impl, j.pred) for j in batch], work, logs, ecfg, sandbox,
+                                         timeouts=[j.timeout for j in batch],
+                                         stop_early=[cfg.stop_early and j.kind != "reference" for j in batch])
             for job, result in zip(batch, results, strict=True):
                 job.result = result
             return batch

@@ -56,23 +56,41 @@ def evaluate_warm(
     timeouts: list[int | None] | None = None,
     stop_early: list[bool] | None = None,
 ) -> list[Evaluation]:
-    """Evaluate trusted predictions of one task (our layout) in one warm sandbox; results in input order.
+    """Evaluate trusted predictions of one task in one warm sandbox; see `evaluate_warm_many`."""
+    return evaluate_warm_many([(task, impl, pred) for impl, pred in items], work_dir, log_dir, config, sandbox,
+                              timeouts, stop_early)
+
+
+def evaluate_warm_many(
+    items: list[tuple[Task, Implementation, Prediction]],
+    work_dir: Path,
+    log_dir: Path,
+    config: EvalConfig | None = None,
+    sandbox: Sandbox | None = None,
+    timeouts: list[int | None] | None = None,
+    stop_early: list[bool] | None = None,
+) -> list[Evaluation]:
+    """Evaluate trusted predictions (of one task or several, our layout) in one warm sandbox; results in input
+    order.
 
     A job marked in `stop_early` (one expected to fail: a stub, a wrong variant, a mutant) is stopped at its first
     probe case that differs from the reference's; its verdict is the same (one differing case fails it), it
     just does not run the rest."""
-    if task.layout is not Layout.LMRBENCH:
-        raise ValueError(f"{task.task_id}: warm batches need the lmrbench task layout")
+    for task in {id(t): t for t, _, _ in items}.values():
+        if task.layout is not Layout.LMRBENCH:
+            raise ValueError(f"{task.task_id}: warm batches need the lmrbench task layout")
     config = config or EvalConfig()
     sandbox = sandbox or LocalSandbox(config.sandbox)
-    digest = task_hash(task)
-    batch = work_dir.resolve() / f"{task.task_id}__warm__{uuid.uuid4().hex[:10]}"
+    digests: dict[str, str] = {}
+    first = items[0][0].task_id if items else "empty"
+    batch = work_dir.resolve() / f"{first}__warm__{uuid.uuid4().hex[:10]}"
     (batch / "_server").mkdir(parents=True)
     shutil.copyfile(SERVER, batch / "_server" / "warm_server.py")
     start = time.monotonic()
     prepared: list[Prepared] = []
     try:
-        for n, (impl, pred) in enumerate(items):
+        for n, (task, impl, pred) in enumerate(items):
+            digest = digests.setdefault(task.task_id, task_hash(task))
             key = evaluation_key(digest, pred, config)
             name = workspace_name(task, impl, pred, key)
             conf = config if not timeouts or timeouts[n] is None else config.model_copy(
