@@ -33,7 +33,7 @@ def tol(dtype: torch.dtype | str) -> dict:
 def grads(output: torch.Tensor, inputs: list[torch.Tensor], upstream: torch.Tensor) -> list[torch.Tensor]:
     """d<upstream, output>/d input for each input; an input that gets no gradient gets zeros."""
     found = torch.autograd.grad(output, inputs, upstream, allow_unused=True)
-    return [torch.zeros_like(t) if g is None else g for t, g in zip(inputs, found)]
+    return [torch.zeros_like(t) if g is None else g for t, g in zip(inputs, found, strict=True)]
 
 
 # ---------------------------------------------------------------- JumpReLU and Step
@@ -129,7 +129,7 @@ def sae_loss(i):
     p = "f32." if c["dtype"] == "float32" else ""
     return {f"{p}total": terms.total.detach(), f"{p}reconstruction": torch.as_tensor(terms.reconstruction).detach(),
             f"{p}l0": torch.as_tensor(terms.l0).detach(), f"{p}sparsity": torch.as_tensor(terms.sparsity).detach(),
-            **{f"{p}grad.{k}": g for k, g in zip(PARAMS, found)}, **echo(c)}
+            **{f"{p}grad.{k}": g for k, g in zip(PARAMS, found, strict=True)}, **echo(c)}
 
 
 @case(params=["1d", "3d", "width"], ids=["1d", "3d", "width"])
@@ -181,7 +181,8 @@ def run_training(dtype: str, unit_norm: bool, steps: int) -> dict:
     return {"total": torch.stack([t.total for t in history]),
             "reconstruction": torch.stack([t.reconstruction for t in history]),
             "l0": torch.stack([t.l0 for t in history]), "sparsity": torch.stack([t.sparsity for t in history]),
-            "lam": torch.tensor([trainer.sparsity_coefficient(s) for s in range(steps)], dtype=torch.float64), "unit_norm": unit_norm,
+            "lam": torch.tensor([trainer.sparsity_coefficient(s) for s in range(steps)], dtype=torch.float64),
+            "unit_norm": unit_norm,
             **{f"final.{k}": getattr(trainer.sae, k).detach() for k in PARAMS}}
 
 
@@ -209,4 +210,4 @@ def sae_hand_values():
     found = grads(terms.total, params, torch.ones_like(terms.total))
     return {"total": terms.total.detach(), "reconstruction": torch.as_tensor(terms.reconstruction).detach(),
             "l0": torch.as_tensor(terms.l0).detach(), "sparsity": torch.as_tensor(terms.sparsity).detach(),
-            **{f"grad.{k}": g for k, g in zip(PARAMS, found)}}
+            **{f"grad.{k}": g for k, g in zip(PARAMS, found, strict=True)}}
