@@ -1,0 +1,1 @@
+"""JumpReLU sparse autoencoders trained on (synthetic) language-model activations."""

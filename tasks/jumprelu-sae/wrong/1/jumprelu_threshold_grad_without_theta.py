@@ -1,0 +1,10 @@
+# Wrong: JumpReLU's pseudo-derivative in theta uses -(1/eps) K (that of H, Eq. (10)) instead of -(theta/eps) K.
+class JumpReLU(torch.autograd.Function):
+    @staticmethod
+    def backward(ctx, grad_output):
+        z, threshold = ctx.saved_tensors
+        bandwidth = ctx.bandwidth
+        grad_z = heaviside(z - threshold) * grad_output
+        pseudo = -(1.0 / bandwidth) * rectangle((z - threshold) / bandwidth)
+        grad_threshold = (pseudo * grad_output).reshape(-1, z.shape[-1]).sum(dim=0)
+        return grad_z, grad_threshold, None

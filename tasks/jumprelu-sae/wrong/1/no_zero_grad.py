@@ -1,0 +1,14 @@
+# Wrong: gradients are never cleared, so every step adds the previous steps' gradients.
+def train_step(sae, optimizer, x, sparsity_coefficient, unit_norm_decoder):
+    terms = sae.loss(x, sparsity_coefficient)
+    terms.total.backward()
+    if unit_norm_decoder and sae.W_dec.grad is not None:
+        with torch.no_grad():
+            rows = sae.W_dec / sae.W_dec.norm(dim=-1, keepdim=True)
+            sae.W_dec.grad.sub_((sae.W_dec.grad * rows).sum(dim=-1, keepdim=True) * rows)
+    optimizer.step()
+    if unit_norm_decoder:
+        with torch.no_grad():
+            sae.W_dec.div_(sae.W_dec.norm(dim=-1, keepdim=True))
+    return LossTerms(total=terms.total.detach(), reconstruction=terms.reconstruction.detach(),
+                     l0=terms.l0.detach(), sparsity=terms.sparsity.detach())
