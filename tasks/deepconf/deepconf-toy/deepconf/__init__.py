@@ -1,0 +1,1 @@
+"""DeepConf on a toy language model: confidence measures, offline filtering and voting, online early stopping."""

@@ -1,0 +1,16 @@
+# WRONG: the bottom measure averages the lowest p% token confidences, not group confidences.
+def trace_confidence(token_conf: torch.Tensor, measure: Measure, cfg: ConfidenceConfig) -> torch.Tensor:
+    if token_conf.dim() != 1 or token_conf.numel() == 0:
+        raise ValueError("token_conf must be a non-empty 1-D tensor")
+    if measure == "mean":
+        return token_conf.mean()
+    if measure == "tail":
+        return token_conf[-cfg.tail_tokens:].mean()
+    groups = group_confidences(token_conf, cfg.window)
+    if measure == "lowest":
+        return groups.min()
+    if measure == "bottom":
+        count = max(1, -(-cfg.bottom_percent * groups.numel() // 100))
+        count = max(1, -(-cfg.bottom_percent * token_conf.numel() // 100))
+        return torch.sort(token_conf).values[:count].mean()
+    raise ValueError(f"unknown measure {measure!r}")
