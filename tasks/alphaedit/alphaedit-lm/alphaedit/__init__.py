@@ -1,0 +1,1 @@
+"""AlphaEdit on a tiny transformer LM: null-space constrained locate-then-edit knowledge editing."""
