@@ -59,7 +59,7 @@ def test_ray_gives_the_local_verdicts_on_two_nodes_and_resumes(probe_tasks, tmp_
     on_ray = ExecutorConfig(kind="ray", workers=1, ray_address=cluster.address)
     got = evaluate_predictions(preds, probe_tasks, remote / "evaluations.jsonl", remote / "work", remote / "logs",
                                executor_config=on_ray)
-    assert _verdicts(got) == _verdicts(want)
+    assert _verdicts(got) == _verdicts(want), [(e.model, e.reason[:80]) for e in got]
     ran = [e for e in got if e.status.value != "invalid_prediction"]
     assert len({e.node for e in ran}) == 2 and all(e.node for e in ran)  # both nodes worked
     for ev in ran:  # the kept files came back into the driver's run folder, stored relative to it

@@ -161,7 +161,8 @@ class NodeEvaluator:
             impl = next(i for i in task.implementations if i.index == index)
             logs = self.root / "logs" / key[:24]
             ev = evaluate_one(task, impl, pred, self.root / "work", logs, self.config, self.pool.for_task(task), key)
-            files = {p.name: read_capped(p, ARTEFACT_BYTES) or b"" for p in logs.iterdir() if p.is_file()}
+            kept = sorted(logs.iterdir()) if logs.is_dir() else []  # an invalid prediction keeps nothing
+            files = {p.name: read_capped(p, ARTEFACT_BYTES) or b"" for p in kept if p.is_file()}
             shutil.rmtree(logs, ignore_errors=True)
         except Exception as exc:
             task_id, _, idx = pred.instance_id.rpartition("/")
