@@ -43,7 +43,7 @@ from lmrbench.sandbox.base import Isolation
 from lmrbench.tasks.schema import Implementation, Layout, Task
 
 SERVER = Path(__file__).with_name("warm_server.py")
-PRELOAD = ("numpy", "scipy", "torch", "pandas")
+PRELOAD = ("numpy", "scipy", "torch", "torch._dynamo", "pandas")  # _dynamo: what a torch optimizer imports on first use
 
 
 def evaluate_warm(
