@@ -78,6 +78,7 @@ def lambda_init_values(out, ref):
     close(got[1], 0.8 - 0.6 * math.exp(-0.3), rtol=1e-14, what="second layer")
     close([out["attribute.0"], out["attribute.1"], out["attribute.2"]], [want[0], want[1], want[5]], rtol=1e-14,
           what="DiffAttention.lambda_init")
+    equal([out[f"layer_attribute.{i}"] for i in range(3)], [1, 2, 6], what="DiffAttention.layer")
 
 
 @check("layer_matches_reference[*]")

@@ -54,7 +54,8 @@ def f64(x: torch.Tensor) -> torch.Tensor:
 def lambda_init_values():
     cfg = ModelConfig()
     return {"values": [lambda_init_fn(layer) for layer in range(1, 13)],
-            "attribute": [DiffAttention(cfg, layer).lambda_init for layer in (1, 2, 6)]}
+            "attribute": [DiffAttention(cfg, layer).lambda_init for layer in (1, 2, 6)],
+            "layer_attribute": [DiffAttention(cfg, layer).layer for layer in (1, 2, 6)]}
 
 
 @case(params=["fn", "layer"])
