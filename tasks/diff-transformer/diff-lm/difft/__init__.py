@@ -1,0 +1,1 @@
+"""difft: a tiny decoder-only language model with differential attention (the DIFF Transformer)."""

@@ -1,0 +1,24 @@
+# wrong: rotary embedding applied to the concatenated 2d-wide [Q_1; Q_2] instead of each d-wide half
+class DiffAttention:
+    def forward(self, x: torch.Tensor, cache: LayerCache | None = None) -> torch.Tensor:
+        if x.ndim != 3 or x.shape[-1] != self.cfg.d_model:
+            raise ValueError(f"expected (B, T, {self.cfg.d_model}), got {tuple(x.shape)}")
+        b, t, _ = x.shape
+        h, d = self.cfg.n_heads, self.cfg.head_dim
+        start = 0 if cache is None else cache.length
+        positions = torch.arange(start, start + t)
+        q = self.q_proj(x).view(b, t, h, 2, d).permute(0, 2, 3, 1, 4)  # (B, h, 2, T, d)
+        k = self.k_proj(x).view(b, t, h, 2, d).permute(0, 2, 3, 1, 4)
+        v = self.v_proj(x).view(b, t, h, 2 * d).transpose(1, 2)  # (B, h, T, 2d)
+        q = apply_rotary(q.transpose(2, 3).reshape(b, h, t, 2 * d), positions, self.cfg.rope_base)
+        q = q.reshape(b, h, t, 2, d).transpose(2, 3)
+        k = apply_rotary(k.transpose(2, 3).reshape(b, h, t, 2 * d), positions, self.cfg.rope_base)
+        k = k.reshape(b, h, t, 2, d).transpose(2, 3)
+        if cache is not None:
+            k, v = cache.append(k, v)
+        scores = q @ k.transpose(-1, -2) / math.sqrt(d)  # (B, h, 2, T, S)
+        scores = scores.masked_fill(causal_mask(positions, torch.arange(k.shape[-2])), float("-inf"))
+        weights = torch.softmax(scores, dim=-1)
+        diff = weights[:, :, 0] - self.lambda_value() * weights[:, :, 1]  # (B, h, T, S)
+        heads = self.head_norm(diff @ v) * (1 - self.lambda_init)  # (B, h, T, 2d)
+        return self.out_proj(heads.transpose(1, 2).reshape(b, t, 2 * h * d))
