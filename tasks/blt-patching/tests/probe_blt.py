@@ -128,6 +128,33 @@ def compute_patches_matches_reference(method):
     return {**layout_outputs(full), **{f"prefix.{k}": v for k, v in layout_outputs(head).items()}, "cut": 17}
 
 
+@case
+def starts_no_positions_raises():
+    return {"starts": entropy_patch_starts(torch.zeros(2, 0, dtype=F64), PatchingConfig())}
+
+
+@case
+def layout_not_bool_raises():
+    return layout_outputs(patches_from_starts(torch.ones(2, 3, dtype=torch.long)))
+
+
+@case
+def layout_no_positions_raises():
+    return layout_outputs(patches_from_starts(torch.zeros(2, 0, dtype=torch.bool)))
+
+
+@case
+def embedding_negative_token_raises():
+    return {"embedding": HashNgramEmbedding(EncoderConfig())(torch.tensor([[3, -1]]))}
+
+
+@case
+def encoder_mismatched_patches_raises():
+    patches = Patches(patch_ids=torch.zeros(1, 4, dtype=torch.long), n_patches=torch.tensor([1]),
+                      lengths=torch.tensor([[4]]))
+    reps, states = LocalEncoder(EncoderConfig())(torch.zeros(1, 5, dtype=torch.long), patches)
+    return {"reps": reps, "states": states}
+
 # ---------------------------------------------------------------- hash n-gram embeddings
 
 
