@@ -1,0 +1,1 @@
+"""A tiny Byte Latent Transformer: entropy patching, a local encoder, a latent global transformer."""

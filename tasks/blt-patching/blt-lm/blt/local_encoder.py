@@ -1,0 +1,198 @@
+"""Entropy patching, hash n-gram byte embeddings and the local encoder with cross-attention pooling."""
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from blt.config import BYTE_VOCAB, EncoderConfig, PatchingConfig, PoolingKind
+from blt.entropy_model import ByteLM
+from blt.hashing import roll_poly_hash
+from blt.layers import TransformerBlock, merge_heads, split_heads
+from blt.patches import Patches
+
+
+def byte_entropies(logits: torch.Tensor) -> torch.Tensor:
+    """Entropies of next-byte distributions.
+
+    Args:
+        logits: (B, T, V) floating point; row t holds the entropy model's logits for byte t, as returned by
+            `ByteLM.next_byte_logits`.
+
+    Returns:
+        (B, T), dtype of logits, in nats; finite for finite logits.
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
+def entropy_patch_starts(entropies: torch.Tensor, cfg: PatchingConfig) -> torch.Tensor:
+    """Where entropy patching begins a new patch.
+
+    Args:
+        entropies: (B, T) floating point, T >= 1; entry t is the next-byte entropy H(x_t) of byte t.
+        cfg: the patching method and its threshold.
+
+    Returns:
+        (B, T) bool, True where byte t is the first byte of a patch. Byte 0 always begins a patch.
+
+    Raises:
+        ValueError: if entropies is not 2-d or has no positions.
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
+def patches_from_starts(starts: torch.Tensor) -> Patches:
+    """The patches whose first bytes are marked by `starts`.
+
+    Args:
+        starts: (B, T) bool, True at the first byte of every patch.
+
+    Returns:
+        The `Patches` of the batch.
+
+    Raises:
+        ValueError: if starts is not a 2-d bool tensor or a sequence does not begin with a patch start.
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
+@torch.no_grad()
+def compute_patches(tokens: torch.Tensor, entropy_model: ByteLM, cfg: PatchingConfig) -> Patches:
+    """Entropy patching of a batch of byte sequences.
+
+    Args:
+        tokens: (B, T) int64 byte values, T >= 1.
+        entropy_model: the small byte language model that gives the next-byte distributions.
+        cfg: the patching method and its threshold.
+
+    Returns:
+        The `Patches` of the batch.
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
+def ngram_hash_ids(tokens: torch.Tensor, n: int, table_size: int, pad_byte: int) -> torch.Tensor:
+    """Row of the hash embedding table of the n-gram ending at every byte.
+
+    Args:
+        tokens: (B, T) int64 byte values.
+        n: the n-gram size, n >= 1.
+        table_size: number of rows of the hash embedding table.
+        pad_byte: byte value assumed at the positions before byte 0.
+
+    Returns:
+        (B, T) int64 in [0, table_size).
+
+    Raises:
+        ValueError: if n < 1.
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
+class HashNgramEmbedding(nn.Module):
+    """Byte embeddings enriched with hash n-gram embeddings."""
+
+    def __init__(self, cfg: EncoderConfig) -> None:
+        super().__init__()
+        self.cfg = cfg
+        self.byte_embed = nn.Embedding(BYTE_VOCAB, cfg.d_local)
+        # one table per n-gram size, in the order of cfg.ngram_sizes
+        self.hash_embeds = nn.ModuleList(nn.Embedding(cfg.hash_table_size, cfg.d_local) for _ in cfg.ngram_sizes)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Embed a batch of byte sequences.
+
+        Args:
+            tokens: (B, T) int64 byte values.
+
+        Returns:
+            (B, T, d_local), dtype of the parameters.
+
+        Raises:
+            ValueError: if a token is outside [0, 256).
+        """
+        # TODO: implement (see the method description).
+        raise NotImplementedError
+
+
+def pool_patches(byte_states: torch.Tensor, patches: Patches, mode: PoolingKind) -> torch.Tensor:
+    """Pool the states of every patch's bytes.
+
+    Args:
+        byte_states: (B, T, D) floating point.
+        patches: the patches of the batch (patch_ids of shape (B, T)).
+        mode: the pooling function, "max" (feature-wise) or "mean".
+
+    Returns:
+        (B, P, D), dtype of byte_states, with P = patches.num_slots; the rows of padding slots are zero.
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
+class PatchCrossAttention(nn.Module):
+    """One encoder cross-attention: patches (queries) attend to the bytes (keys and values) of their own patch."""
+
+    def __init__(self, cfg: EncoderConfig) -> None:
+        super().__init__()
+        self.cfg = cfg
+        d_patch, d_local = cfg.d_patch, cfg.d_local
+        # cfg.cross_heads heads of width d_local, laid out as blt.layers.split_heads does
+        self.q_norm = nn.LayerNorm(d_patch, eps=cfg.norm_eps)
+        self.k_norm = nn.LayerNorm(d_local, eps=cfg.norm_eps)
+        self.v_norm = nn.LayerNorm(d_local, eps=cfg.norm_eps)
+        self.q_proj = nn.Linear(d_patch, d_patch, bias=False)
+        self.k_proj = nn.Linear(d_local, d_patch, bias=False)
+        self.v_proj = nn.Linear(d_local, d_patch, bias=False)
+        self.o_proj = nn.Linear(d_patch, d_patch, bias=False)
+
+    def forward(self, patch_states: torch.Tensor, byte_states: torch.Tensor, patches: Patches) -> torch.Tensor:
+        """Update the patch representations from the bytes of each patch.
+
+        Args:
+            patch_states: (B, P, d_patch) floating point, P = patches.num_slots.
+            byte_states: (B, T, d_local), same dtype.
+            patches: the patches of the batch.
+
+        Returns:
+            (B, P, d_patch), dtype of patch_states; the rows of padding slots are zero.
+        """
+        # TODO: implement (see the method description).
+        raise NotImplementedError
+
+
+class LocalEncoder(nn.Module):
+    """The local encoder: hash n-gram embeddings, byte transformer layers, cross-attention pooling into patches."""
+
+    def __init__(self, cfg: EncoderConfig) -> None:
+        super().__init__()
+        self.cfg = cfg
+        self.embed = HashNgramEmbedding(cfg)
+        self.layers = nn.ModuleList(
+            TransformerBlock(cfg.d_local, cfg.local_heads, cfg.window, cfg.norm_eps) for _ in range(cfg.n_layers))
+        self.patch_proj = nn.Linear(cfg.d_local, cfg.d_patch)  # E_C
+        self.cross = nn.ModuleList(PatchCrossAttention(cfg) for _ in range(cfg.n_layers))
+
+    def forward(self, tokens: torch.Tensor, patches: Patches) -> tuple[torch.Tensor, torch.Tensor]:
+        """Encode a batch of byte sequences into patch representations.
+
+        Args:
+            tokens: (B, T) int64 byte values.
+            patches: the patches of the batch (patch_ids of shape (B, T)).
+
+        Returns:
+            (patch_reps, byte_states): (B, P, d_patch) with zero rows for padding slots, and the byte
+            representations output by the last encoder layer, (B, T, d_local); dtype of the parameters.
+
+        Raises:
+            ValueError: if patches.patch_ids does not have the shape of tokens.
+        """
+        # TODO: implement (see the method description).
+        raise NotImplementedError
