@@ -1,0 +1,1 @@
+"""LLMLingua on a toy scale: coarse-to-fine prompt compression with a tiny causal language model."""
