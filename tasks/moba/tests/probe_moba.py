@@ -152,6 +152,11 @@ def bad_sizes_raise(which):
     return {"result": select_blocks(q, q, args["block_size"], args["top_k"])}
 
 
+@case
+def select_shape_mismatch_raises():
+    return {"result": select_blocks(torch.zeros(1, 1, 6, 2, dtype=F64), torch.zeros(1, 1, 6, 3, dtype=F64), 2, 2)}
+
+
 @case(params=["naive", "varlen"], ids=["naive", "varlen"])
 def mismatched_values_raise(impl):
     q = torch.zeros(1, 2, 6, 4, dtype=F64)
@@ -177,6 +182,11 @@ def route_of_the_gate():
     layout = route_queries(selected, 3)
     return {"query_rows": layout.query_rows, "cu_seqlens": layout.cu_seqlens, "selected": selected,
             "block_size": 3}
+
+
+@case
+def route_not_bool_raises():
+    return {"result": route_queries(torch.ones(1, 1, 8, 4, dtype=torch.int64), 2)}
 
 
 @case
