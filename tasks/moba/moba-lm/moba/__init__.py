@@ -1,0 +1,1 @@
+"""A tiny decoder-only language model with Mixture of Block Attention (MoBA) layers."""
