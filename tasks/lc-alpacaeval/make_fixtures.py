@@ -77,8 +77,11 @@ def bad_tables(t1: pd.DataFrame) -> dict[str, pd.DataFrame]:
     dup_nan = pd.concat([t1, failed_dup], ignore_index=True)
     equal_lengths = hand_table().assign(output_1=lambda t: t["output_1"].str[:2],
                                         output_2=lambda t: t["output_2"].str[:2])
+    # length differences 0, 0, 1, 0: a spread below one character (std 0.5 with ddof 1)
+    tiny = hand_table().assign(output_1=["m" * 6, "b" * 5, "m" * 5, "b" * 5],
+                               output_2=["b" * 5, "m" * 5, "b" * 5, "m" * 5])
     return {"out_of_range": out_of_range, "duplicate": duplicate, "dup_nan": dup_nan,
-            "equal_lengths": equal_lengths}
+            "equal_lengths": equal_lengths, "tiny": tiny}
 
 
 def logistic_problems(rng: np.random.Generator) -> list[dict]:

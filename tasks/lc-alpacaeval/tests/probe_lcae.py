@@ -28,6 +28,8 @@ RATE = dict(rtol=1e-6, atol=2e-5)  # win rates, in percent
 
 
 def table(name: str) -> pd.DataFrame:
+    if name == "hand2":  # the hand table's first two rows: two comparisons (x3 and x1)
+        return table("hand").head(2)
     frame = pd.DataFrame.from_records(CASES["tables"][name])
     frame["preference"] = frame["preference"].astype(np.float64)
     return frame
@@ -64,7 +66,7 @@ def comparison_matches_reference(i):
 
 
 BAD_COMPARISONS = [("t1", "alpha", "alpha"), ("out_of_range", "alpha", "baseline"),
-                   ("duplicate", "beta", "baseline"), ("t1", "alpha", "nobody"),
+                   ("duplicate", "beta", "baseline"), ("t1", "alpha", "nobody"), ("t2", "ref", "ref"),
                    ("missing_column", "alpha", "baseline")]
 
 
@@ -79,7 +81,8 @@ def comparison_rejects(i):
 
 FEATURES = [("t1", "alpha", "baseline", "d1", 1), ("t1", "beta", "baseline", "d2", 0),
             ("t2", "wordy", "ref", "d1", 1), ("t2", "terse", "ref", "d2", 2), ("t3", "m4", "baseline", "d1", 1),
-            ("hand", "hm", "hb", "hand", 1), ("hand", "hm", "hb", "hand", 0), ("hand", "hb", "hm", "hand", 1)]
+            ("hand", "hm", "hb", "hand", 1), ("hand", "hm", "hb", "hand", 0), ("hand", "hb", "hm", "hand", 1),
+            ("tiny", "hm", "hb", "hand", 1), ("hand2", "hm", "hb", "hand", 0)]
 
 
 @case(params=range(len(FEATURES)), ids=["-".join(map(str, p)) for p in FEATURES], **EXACT)
@@ -122,6 +125,14 @@ def logistic_constant_feature():
             "penalised": np.asarray(fit_logistic(np.ones((5, 1)), t, np.array([0.2]), 100, 1e-8)),
             "symmetric": np.asarray(fit_logistic(np.ones((4, 1)), np.array([0.3, 0.7, 0.5, 0.5]), np.zeros(1),
                                                  100, 1e-8))}
+
+
+@case(params=[(0, 5), (2, 6)], ids=["problem0-budget5", "problem2-budget6"], **FIT)
+def logistic_budget_suffices(arg):
+    i, budget = arg  # one more Newton iteration than the reference needs to reach tol
+    p = CASES["logistic"][i]
+    x, t, l2 = (np.array(p[k], dtype=np.float64) for k in ("features", "targets", "l2"))
+    return {"coef": np.asarray(fit_logistic(x, t, l2, budget, 1e-8))}
 
 
 @case
@@ -171,8 +182,11 @@ def difficulty_ignores_model_order():
     return {"given": a.to_numpy(), "permuted": b.loc[a.index].to_numpy(), "all": c.loc[a.index].to_numpy()}
 
 
-@case(params=["no_model", "unknown_model", "budget"])
+@case(params=["no_model", "unknown_model", "budget", "missing_column"])
 def difficulty_rejects(kind):
+    if kind == "missing_column":
+        return {"result": fit_instruction_difficulty(table("t1").drop(columns=["generator_2"]), "baseline", None,
+                                                     DifficultyConfig())}
     if kind == "no_model":
         return {"result": fit_instruction_difficulty(table("t1"), "baseline", [], DifficultyConfig())}
     if kind == "unknown_model":
