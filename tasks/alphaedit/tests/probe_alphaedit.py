@@ -276,3 +276,14 @@ def edit_script_run():
         torch.set_default_dtype(previous)
     return {name: torch.tensor([getattr(m, name) for m in history], dtype=torch.float64)
             for name in ("efficacy", "target_prob", "specificity")}
+
+
+@case
+def edit_rejects_state_without_a_projector():
+    # apply_edits' docstring: ValueError if `state` has no projector for a layer of `cfg.layers`
+    c = EDIT[0]
+    model = pretrained()
+    data = TokenCorpus(c["corpus_tokens"].clone(), c["corpus_mask"].clone())
+    state = init_editor_state(model, data, EditConfig(layers=(0, 1)))
+    del state.projectors[1]
+    return {"result": apply_edits(model, edit_batches(c)[0], state, EditConfig(layers=(0, 1)))}

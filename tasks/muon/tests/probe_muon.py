@@ -349,3 +349,12 @@ def train_without_clip_or_nesterov():
     losses = [train_step(run, torch.randint(0, 48, (3, 10), generator=g)) for _ in range(4)]
     return {"losses": torch.tensor(losses, dtype=F64),
             "params": torch.cat([q.detach().reshape(-1) for q in run.model.parameters()])}
+
+
+@case
+def zero_lr_and_eps_are_in_range():
+    # add_param_group's docstring: out of range means lr < 0 and eps < 0, so 0 is a valid value of both
+    w = torch.nn.Parameter(torch.ones(2, 2, dtype=F64))
+    b = torch.nn.Parameter(torch.ones(2, dtype=F64))
+    opt = Muon([{"params": [w], "use_muon": True}, {"params": [b], "use_muon": False, "eps": 0.0}], lr=0.0)
+    return {"groups": len(opt.param_groups), "lr": opt.param_groups[0]["lr"], "eps": opt.param_groups[1]["eps"]}
