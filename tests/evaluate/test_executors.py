@@ -9,8 +9,8 @@ import pytest
 from lmrbench.evaluate.batch import evaluate_predictions
 from lmrbench.evaluate.executors import ExecutorConfig
 from lmrbench.evaluate.regrade import regrade_run
-from lmrbench.records import Prediction
-from lmrbench.solvers.builtin import reference_prediction, stub_prediction
+from lmrbench.solvers.builtin import reference_prediction
+from tests.evaluate.test_regrade import _preds as regrade_preds
 
 # Read by Ray when it is imported: bind the test cluster and this driver to 127.0.0.1, send no telemetry.
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
@@ -32,18 +32,9 @@ def cluster():
 
 
 def _preds(tasks):
+    """test_regrade's five (passed, stub, wrong, half right, broken diff) and a second sample of the reference."""
     task = tasks.task("toy")
-    impl = task.implementation(1)
-    wrong = "def add_scaled(a, b, k):\n    return [x - k * y for x, y in zip(a, b)]\n"
-    half = "def add_scaled(a, b, k):\n    return [x + k * y if k >= 0 else x for x, y in zip(a, b)]\n"
-    return [
-        reference_prediction(task, impl),
-        reference_prediction(task, impl, sample=1),
-        stub_prediction(task, impl),
-        Prediction(instance_id="toy/1", model="wrong", functions={"calc/ops.py": {"add_scaled": wrong}}),
-        Prediction(instance_id="toy/1", model="half", functions={"calc/ops.py": {"add_scaled": half}}),
-        Prediction(instance_id="toy/1", model="broken", diff="not a diff"),
-    ]
+    return [*regrade_preds(tasks), reference_prediction(task, task.implementation(1), sample=1)]
 
 
 def _verdicts(evs):
