@@ -130,17 +130,23 @@ class _FirstFailure(threading.Thread):
         self.jobs = jobs
         self.done = threading.Event()
 
-    def _differs(self, p: Prepared, want: ProbeData) -> bool:
+    def _differs(self, p: Prepared, want: ProbeData, offset: int) -> tuple[bool, int]:
+        """Whether the lines written since `offset` hold a differing case; the offset of the next unread line."""
         data = read_capped(p.out / "outputs.jsonl") or b""
-        got = parse_probe_output(data[: data.rfind(b"\n") + 1])  # whole lines only: the last may be unfinished
+        end = data.rfind(b"\n") + 1  # whole lines only: the last may be unfinished
+        if end <= offset:
+            return False, offset
+        got = parse_probe_output(data[offset:end])
         if got.problem or got.import_errors:
-            return True
-        return any(name not in want.cases or compare_case(case, want.cases[name]) for name, case in got.cases.items())
+            return True, end
+        return any(name not in want.cases or compare_case(case, want.cases[name])
+                   for name, case in got.cases.items()), end
 
     def run(self) -> None:
         pending = [(p, stop, load_expected(p.task, p.impl.unit_test_file)) for p, stop in self.jobs]
         pending = [(p, stop, want) for p, stop, want in pending if not want.problem]
         sizes: dict[Path, int] = {}
+        offsets: dict[Path, int] = {}
         while pending and not self.done.wait(0.1):
             for item in list(pending):
                 p, stop, want = item
@@ -148,7 +154,8 @@ class _FirstFailure(threading.Thread):
                 if size == sizes.get(stop) or size < 0:
                     continue
                 sizes[stop] = size
-                if self._differs(p, want):
+                differs, offsets[stop] = self._differs(p, want, offsets.get(stop, 0))
+                if differs:
                     _touch(stop)
                     pending.remove(item)
 
