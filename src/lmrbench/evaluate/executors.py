@@ -66,12 +66,12 @@ class Executor(Protocol):
     def run(self, items: list[EvalItem]) -> Iterator[Evaluation]: ...
 
 
-def harness_error(item: EvalItem, exc: BaseException, where: str = "harness") -> Evaluation:
-    """The record of an item whose evaluation the harness itself could not finish."""
-    text = str(exc)[:500]
-    return Evaluation(instance_id=item.impl.instance_id, task_id=item.task.task_id, index=item.impl.index,
-                      model=item.pred.model, sample=item.pred.sample, key=item.key, status=Status.ERROR,
-                      reason=f"{where} error: {type(exc).__name__}: {text}")
+def error_record(pred: Prediction, key: str, where: str, exc: BaseException) -> Evaluation:
+    """The record of an item whose evaluation the harness itself (or a Ray node) could not finish."""
+    task_id, _, idx = pred.instance_id.rpartition("/")
+    return Evaluation(instance_id=pred.instance_id, task_id=task_id, index=int(idx) if idx.isdigit() else 0,
+                      model=pred.model, sample=pred.sample, key=key, status=Status.ERROR,
+                      reason=f"{where} error: {type(exc).__name__}: {str(exc)[:500]}")
 
 
 class LocalExecutor:
@@ -87,7 +87,7 @@ class LocalExecutor:
             return evaluate_one(item.task, item.impl, item.pred, self.work_dir, self.log_dir, self.config,
                                 self.pool.for_task(item.task), item.key)
         except Exception as exc:
-            return harness_error(item, exc)
+            return error_record(item.pred, item.key, "harness", exc)
 
     def run(self, items: list[EvalItem]) -> Iterator[Evaluation]:
         with ThreadPoolExecutor(max_workers=self.workers) as threads:
@@ -153,7 +153,6 @@ class NodeEvaluator:
     def evaluate(self, digest: str, bundle: list[Any], env_json: str | None, index: int, pred_json: str,
                  key: str, version: str) -> NodeResult:
         pred = Prediction.model_validate_json(pred_json)
-        task = impl = None
         try:
             if version != self.version:
                 raise RuntimeError(f"this node runs lmrbench {self.version}, the driver {version}")
@@ -165,11 +164,7 @@ class NodeEvaluator:
             files = {p.name: read_capped(p, ARTEFACT_BYTES) or b"" for p in kept if p.is_file()}
             shutil.rmtree(logs, ignore_errors=True)
         except Exception as exc:
-            task_id, _, idx = pred.instance_id.rpartition("/")
-            ev = Evaluation(instance_id=pred.instance_id, task_id=task_id, index=int(idx) if idx.isdigit() else 0,
-                            model=pred.model, sample=pred.sample, key=key, status=Status.ERROR,
-                            reason=f"node error: {type(exc).__name__}: {str(exc)[:500]}")
-            files = {}
+            ev, files = error_record(pred, key, "node", exc), {}
         return NodeResult(evaluation=ev, files=files, node=self.node())
 
 
@@ -245,7 +240,7 @@ class RayExecutor:
                 try:
                     yield self._keep(ray.get(ref))
                 except Exception as exc:  # the actor or its node died
-                    yield harness_error(item, exc, "ray")
+                    yield error_record(item.pred, item.key, "ray", exc)
                 if todo:
                     submit(actor)
         finally:
