@@ -189,24 +189,40 @@ def _summarise(impl: Implementation, jobs: list[_Job]) -> ImplementationValidati
     )
 
 
+def _failing_limit(jobs: list[_Job], impl: Implementation, task: Task) -> int:
+    """Time limit of an expected-failing job (stub, wrong variant, mutant): a few times the reference's own
+    duration, at least `_MIN_FAILING_LIMIT_S`, at most the task's limit. Such a job fails by definition, so a
+    shorter limit changes at most the reason it fails ("timeout" for one that never finishes), never whether."""
+    ref_times = [j.result.duration_s for j in jobs if j.impl is impl and j.kind == "reference" and j.result]
+    limit = int(max(_MIN_FAILING_LIMIT_S, 5 * max(ref_times, default=task.timeout_s)))
+    return min(limit, task.timeout_s)
+
+
+_MIN_FAILING_LIMIT_S = 8
+
+
 def validate(
     impls: list[tuple[Task, Implementation]],
     cfg: ValidateConfig,
     ecfg: EvalConfig | None = None,
     tick: Callable[[str], None] | None = None,
 ) -> list[ImplementationValidation]:
-    """Validate implementations; mutants run after the reference so their timeout can follow its duration."""
+    """Validate implementations. The references run first, then every expected-failing job (stub, wrong
+    variants, mutants) with a time limit that follows the reference's duration (`_failing_limit`): a wrong
+    variant that loops forever costs seconds, not the task's whole limit."""
     ecfg = ecfg or EvalConfig()
     jobs = [j for task, impl in impls for j in _jobs_first_phase(task, impl, cfg)]
-    _run(jobs, cfg, ecfg, tick)
-    if cfg.mutants:
-        extra = []
-        for task, impl in impls:
-            ref_times = [j.result.duration_s for j in jobs if j.impl is impl and j.kind == "reference" and j.result]
-            timeout = int(max(30, 4 * max(ref_times, default=30)))
+    refs = [j for j in jobs if j.kind == "reference"]
+    _run(refs, cfg, ecfg, tick)
+    failing = [j for j in jobs if j.kind != "reference"]
+    for task, impl in impls:
+        limit = _failing_limit(refs, impl, task)
+        if cfg.mutants:
             for pred, mid, desc in _mutant_predictions(task, impl, cfg.max_mutants):
                 pred.meta.description = desc
-                extra.append(_Job(impl, task, "mutant", pred, mid, timeout=min(timeout, task.timeout_s)))
-        _run(extra, cfg, ecfg, tick)
-        jobs += extra
-    return [_summarise(impl, jobs) for _, impl in impls]
+                failing.append(_Job(impl, task, "mutant", pred, mid))
+        for job in failing:
+            if job.impl is impl:
+                job.timeout = limit
+    _run(failing, cfg, ecfg, tick)
+    return [_summarise(impl, refs + failing) for _, impl in impls]

@@ -46,6 +46,15 @@ SERVER = Path(__file__).with_name("warm_server.py")
 PRELOAD = ("numpy", "scipy", "torch", "torch._dynamo", "pandas")  # _dynamo: what a torch optimizer imports on first use
 
 
+def preload_for(tasks: list[Task]) -> list[str]:
+    """What a warm batch of these tasks imports once: the preloadable libraries their requirements declare (no
+    torch for a batch of tasks that do not use it; a torch import is ~2.5 s of CPU)."""
+    wanted = {r for task in tasks for r in task.requirements}
+    if "torch" in wanted:
+        wanted.add("torch._dynamo")
+    return [name for name in PRELOAD if name in wanted]
+
+
 def evaluate_warm(
     task: Task,
     items: list[tuple[Implementation, Prediction]],
@@ -97,7 +106,8 @@ def evaluate_warm_many(
                 update={"timeout_s": timeouts[n]})
             prepared.append(prepare(task, impl, pred, batch / f"j{n}", log_dir.resolve() / f"{name}.log", key, conf))
         stops = [bool(stop_early and stop_early[n]) for n in range(len(prepared))]
-        rows, res_isolation, server_log = _serve(prepared, batch, log_dir.resolve(), sandbox, stops)
+        preload = preload_for([t for t, _, _ in items])
+        rows, res_isolation, server_log = _serve(prepared, batch, log_dir.resolve(), sandbox, stops, preload)
         return [_finish(p, rows.get(n), res_isolation, server_log, start) for n, p in enumerate(prepared)]
     finally:
         if not config.keep_workspaces:
@@ -172,7 +182,7 @@ def _touch(path: Path) -> None:
 
 
 def _serve(prepared: list[Prepared], batch: Path, log_dir: Path, sandbox: Sandbox,
-           stops: list[bool]) -> tuple[dict[int, dict[str, Any]], Isolation | None, Path]:
+           stops: list[bool], preload: list[str]) -> tuple[dict[int, dict[str, Any]], Isolation | None, Path]:
     jobs: list[dict[str, Any]] = []
     watched: list[tuple[Prepared, Path]] = []
     (batch / "_stop").mkdir()
@@ -197,7 +207,7 @@ def _serve(prepared: list[Prepared], batch: Path, log_dir: Path, sandbox: Sandbo
     watcher.start()
     try:
         res = sandbox.exec([sys.executable, "-P", str(batch / "_server" / "warm_server.py"),
-                            str(batch / "jobs.json"), str(results_file), ",".join(PRELOAD)], batch, total, server_log)
+                            str(batch / "jobs.json"), str(results_file), ",".join(preload)], batch, total, server_log)
     finally:
         watcher.done.set()
         watcher.join()
