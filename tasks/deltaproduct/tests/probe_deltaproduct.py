@@ -237,7 +237,7 @@ def layer_padding():
 
 @case(params=range(len(LAYERS)), **TOL64)
 def layer_cache(i):
-    # prefill 4 positions, then one position at a time, against one call over all 8 and one without a cache
+    # prefill 3 positions, 2 more in one call, then one at a time; against one call and against no cache
     layer = make_layer(i)
     x = torch.randn(2, 8, 6, generator=torch.Generator().manual_seed(20 + i), dtype=F64)
     with torch.no_grad():
@@ -245,9 +245,11 @@ def layer_cache(i):
         full = layer(x, cache=full_cache)
         no_cache = layer(x)
         cache = RecurrentCache()
-        parts = [layer(x[:, :4], cache=cache)]
+        parts = [layer(x[:, :3], cache=cache)]
         states = [cache.get(1)]
-        for t in range(4, 8):
+        parts.append(layer(x[:, 3:5], cache=cache))  # a chunkwise call that continues from the cache
+        states.append(cache.get(1))
+        for t in range(5, 8):
             parts.append(layer(x[:, t:t + 1], cache=cache))
             states.append(cache.get(1))
     return {"full": full, "no_cache": no_cache, "incremental": torch.cat(parts, 1), "states": states,
