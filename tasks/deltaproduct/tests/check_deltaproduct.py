@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lmrbench.checks import check, close, equal, finite
+from lmrbench.checks import check, close, equal, expect, finite
 
 F64 = dict(rtol=1e-9, atol=1e-11)
 F32 = dict(rtol=1e-4, atol=1e-5)
@@ -179,6 +179,13 @@ def layer_cache(out, ref):
     close(states[-1], out["full_state"], **F64, what="cached state after the last position")
     equal(listed(out, "other_layers"), [1], what="the layer stores its state under its layer_idx only")
     equal(out["seen"], 0, what="the layer does not advance the cache")
+
+
+@check("layer_single_position[*]")
+def layer_single_position(out, ref):
+    close(out["alone"], out["longer"], **F64, what="one position alone vs first of three")
+    close(out["empty_cache"], out["longer"], **F64, what="one position with an empty cache")
+    expect(out["state"] is not None, "the state after one position was not stored in the cache")
 
 
 # ---------------------------------------------------------------- end to end

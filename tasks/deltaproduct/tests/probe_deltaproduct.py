@@ -133,22 +133,33 @@ def step_matches_reference(i):
     return {f"{p}o": torch.stack(outs, 1), f"{p}states": torch.stack(states, 1), **inputs_of(c)}
 
 
-@case(params=["rule_chunk0", "rule_beta_shape", "product_chunk0", "product_k_shape", "product_gate_shape",
-              "step_state_shape"])
+@case(params=["rule_chunk0", "rule_beta_shape", "rule_gate_shape", "rule_state_shape", "product_chunk0",
+              "product_k_shape", "product_beta_shape", "product_gate_shape", "step_beta_shape", "step_state_shape"])
 def rejects(kind):
     c = PRODUCT[0]
     r = RULE[0]
+    B, L, n_h, H, K = c["k"].shape
     if kind == "rule_chunk0":
         return {"r": chunk_gated_delta_rule(r["q"], r["k"], r["v"], r["beta"], None, 0)}
     if kind == "rule_beta_shape":
         return {"r": chunk_gated_delta_rule(r["q"], r["k"], r["v"], r["beta"][:, :-1], None, 4)}
+    if kind == "rule_gate_shape":
+        return {"r": chunk_gated_delta_rule(r["q"], r["k"], r["v"], r["beta"], r["beta"][:, :-1], 4)}
+    if kind == "rule_state_shape":
+        Br, _, Hr, Kr = r["k"].shape
+        state = torch.zeros(Br, Hr, Kr + 1, r["v"].shape[-1], dtype=F64)
+        return {"r": chunk_gated_delta_rule(r["q"], r["k"], r["v"], r["beta"], None, 4, state)}
+    if kind == "product_beta_shape":
+        return {"r": chunk_delta_product(c["q"], c["k"], c["v"], c["beta"][:, :, :1], None, 4)}
+    if kind == "step_beta_shape":
+        return {"r": delta_product_step(c["q"][:, 0], c["k"][:, 0], c["v"][:, 0], c["beta"][:, 0, :-1], None,
+                                        torch.zeros(B, H, K, c["v"].shape[-1], dtype=F64))}
     if kind == "product_chunk0":
         return {"r": chunk_delta_product(c["q"], c["k"], c["v"], c["beta"], None, 0)}
     if kind == "product_k_shape":
         return {"r": chunk_delta_product(c["q"], c["k"][:, :, 0], c["v"], c["beta"], None, 4)}
     if kind == "product_gate_shape":
         return {"r": chunk_delta_product(c["q"], c["k"], c["v"], c["beta"], c["beta"], 4)}
-    B, L, n_h, H, K = c["k"].shape
     return {"r": delta_product_step(c["q"][:, 0], c["k"][:, 0], c["v"][:, 0], c["beta"][:, 0], None,
                                     torch.zeros(B, H, K + 1, c["v"].shape[-1], dtype=F64))}
 
@@ -254,6 +265,17 @@ def layer_cache(i):
             states.append(cache.get(1))
     return {"full": full, "no_cache": no_cache, "incremental": torch.cat(parts, 1), "states": states,
             "full_state": full_cache.get(1), "other_layers": sorted(cache.states), "seen": cache.seen_tokens}
+
+
+@case(params=range(len(LAYERS)), **TOL64)
+def layer_single_position(i):
+    # a one-position call, without a cache and with an empty one, against the first position of a longer call
+    layer = make_layer(i)
+    x = torch.randn(2, 3, 6, generator=torch.Generator().manual_seed(30 + i), dtype=F64)
+    with torch.no_grad():
+        cache = RecurrentCache()
+        return {"alone": layer(x[:, :1]), "empty_cache": layer(x[:, :1], cache=cache), "state": cache.get(1),
+                "longer": layer(x)[:, :1]}
 
 
 @case
