@@ -8,7 +8,7 @@ from lmrbench.checks import check, close, equal, expect, finite
 
 F64 = dict(rtol=1e-9, atol=1e-11)
 F32 = dict(rtol=1e-4, atol=1e-5)
-EPS = 1e-12  # the layers' norm_eps in the probe
+EPS = 1e-20  # the layers' norm_eps in the probe
 
 
 def key_of(out: dict, name: str) -> str:

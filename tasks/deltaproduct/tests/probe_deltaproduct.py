@@ -29,8 +29,8 @@ F64 = torch.float64
 # tolerances measured in NOTES.md
 TOL64 = dict(rtol=1e-9, atol=1e-11)
 TOL32 = {"f32.*": dict(rtol=1e-4, atol=1e-5)}
-# a tiny epsilon in the tested layers: x / sqrt(|x|^2 + eps) and x / max(|x|, eps) agree to ~1e-12 there
-EPS = 1e-12
+# a tiny epsilon in the tested layers: x / sqrt(|x|^2 + eps) equals x / |x| to rounding there
+EPS = 1e-20
 
 
 def prefix(x: torch.Tensor) -> str:
@@ -41,8 +41,13 @@ def f64(x: torch.Tensor | None) -> torch.Tensor | None:
     return None if x is None else x.detach().to(F64)
 
 
+def fresh(c: dict) -> dict:
+    """A copy of a fixture case, so that an implementation that works in place cannot alter later cases."""
+    return {name: x.clone() if isinstance(x, torch.Tensor) else x for name, x in c.items()}
+
+
 def inputs_of(c: dict) -> dict:
-    """The case's inputs in float64, for the trusted checks."""
+    """The case's inputs in float64, for the trusted checks (from the fixture, never given to the candidate)."""
     return {name: f64(c[name]) for name in ("q", "k", "v", "beta", "log_gate", "initial_state")}
 
 
@@ -51,11 +56,11 @@ def inputs_of(c: dict) -> dict:
 
 @case(params=range(len(RULE)), **TOL64, outputs=TOL32)
 def rule_matches_reference(i):
-    c = RULE[i]
+    c = fresh(RULE[i])
     o, state = chunk_gated_delta_rule(c["q"], c["k"], c["v"], c["beta"], c["log_gate"], c["chunk_size"],
                                       c["initial_state"], output_final_state=True)
     p = prefix(c["v"])
-    return {f"{p}o": o, f"{p}state": state, "chunk_size": c["chunk_size"], **inputs_of(c)}
+    return {f"{p}o": o, f"{p}state": state, "chunk_size": c["chunk_size"], **inputs_of(RULE[i])}
 
 
 def tiny_rule(chunk_size: int, gated: bool) -> dict:
@@ -78,7 +83,7 @@ def rule_hand_values():
 
 @case(**TOL64)
 def rule_without_final_state():
-    c = RULE[0]
+    c = fresh(RULE[0])
     o, state = chunk_gated_delta_rule(c["q"], c["k"], c["v"], c["beta"], c["log_gate"], c["chunk_size"])
     return {"o": o, "state_is_none": state is None}
 
@@ -88,11 +93,11 @@ def rule_without_final_state():
 
 @case(params=range(len(PRODUCT)), **TOL64, outputs=TOL32)
 def product_matches_reference(i):
-    c = PRODUCT[i]
+    c = fresh(PRODUCT[i])
     o, state = chunk_delta_product(c["q"], c["k"], c["v"], c["beta"], c["log_gate"], c["chunk_size"],
                                    c["initial_state"], output_final_state=True)
     p = prefix(c["v"])
-    return {f"{p}o": o, f"{p}state": state, "chunk_size": c["chunk_size"], **inputs_of(c)}
+    return {f"{p}o": o, f"{p}state": state, "chunk_size": c["chunk_size"], **inputs_of(PRODUCT[i])}
 
 
 def tiny_product(gated: bool, chunk_size: int) -> dict:
@@ -118,7 +123,7 @@ def product_hand_values():
 
 @case(params=range(len(PRODUCT)), **TOL64, outputs=TOL32)
 def step_matches_reference(i):
-    c = PRODUCT[i]
+    c = fresh(PRODUCT[i])
     B, L, n_h, H, K = c["k"].shape
     state = c["initial_state"]
     if state is None:
@@ -127,17 +132,17 @@ def step_matches_reference(i):
     for t in range(L):
         gate = None if c["log_gate"] is None else c["log_gate"][:, t]
         o, state = delta_product_step(c["q"][:, t], c["k"][:, t], c["v"][:, t], c["beta"][:, t], gate, state)
-        outs.append(o)
-        states.append(state)
+        outs.append(o.clone())
+        states.append(state.clone())
     p = prefix(c["v"])
-    return {f"{p}o": torch.stack(outs, 1), f"{p}states": torch.stack(states, 1), **inputs_of(c)}
+    return {f"{p}o": torch.stack(outs, 1), f"{p}states": torch.stack(states, 1), **inputs_of(PRODUCT[i])}
 
 
 @case(params=["rule_chunk0", "rule_beta_shape", "rule_gate_shape", "rule_state_shape", "product_chunk0",
               "product_k_shape", "product_beta_shape", "product_gate_shape", "step_beta_shape", "step_state_shape"])
 def rejects(kind):
-    c = PRODUCT[0]
-    r = RULE[0]
+    c = fresh(PRODUCT[0])
+    r = fresh(RULE[0])
     B, L, n_h, H, K = c["k"].shape
     if kind == "rule_chunk0":
         return {"r": chunk_gated_delta_rule(r["q"], r["k"], r["v"], r["beta"], None, 0)}
@@ -203,7 +208,7 @@ def layer_matches_equations(i):
     layer = make_layer(i)
     x = torch.randn(2, 5, 6, generator=torch.Generator().manual_seed(i), dtype=F64)
     with torch.no_grad():
-        y = layer(x)
+        y = layer(x.clone())
     cfg = layer.cfg
     return {"y": y, "x": x, "weights": layer_weights(layer), "neg": cfg.allow_neg_eigval,
             "gate": cfg.use_forget_gate, "n_h": cfg.num_householder, "H": cfg.num_heads}
@@ -257,12 +262,12 @@ def layer_cache(i):
         no_cache = layer(x)
         cache = RecurrentCache()
         parts = [layer(x[:, :3], cache=cache)]
-        states = [cache.get(1)]
+        states = [cache.get(1).clone()]
         parts.append(layer(x[:, 3:5], cache=cache))  # a chunkwise call that continues from the cache
-        states.append(cache.get(1))
+        states.append(cache.get(1).clone())
         for t in range(5, 8):
             parts.append(layer(x[:, t:t + 1], cache=cache))
-            states.append(cache.get(1))
+            states.append(cache.get(1).clone())
     return {"full": full, "no_cache": no_cache, "incremental": torch.cat(parts, 1), "states": states,
             "full_state": full_cache.get(1), "other_layers": sorted(cache.states), "seen": cache.seen_tokens}
 
