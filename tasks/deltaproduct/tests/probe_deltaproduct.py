@@ -124,7 +124,7 @@ def product_hand_values():
 @case(params=range(len(PRODUCT)), **TOL64, outputs=TOL32)
 def step_matches_reference(i):
     c = fresh(PRODUCT[i])
-    B, L, n_h, H, K = c["k"].shape
+    B, L, _, H, K = c["k"].shape
     state = c["initial_state"]
     if state is None:
         state = c["k"].new_zeros(B, H, K, c["v"].shape[-1])
@@ -143,7 +143,7 @@ def step_matches_reference(i):
 def rejects(kind):
     c = fresh(PRODUCT[0])
     r = fresh(RULE[0])
-    B, L, n_h, H, K = c["k"].shape
+    B, _, _, H, K = c["k"].shape
     if kind == "rule_chunk0":
         return {"r": chunk_gated_delta_rule(r["q"], r["k"], r["v"], r["beta"], None, 0)}
     if kind == "rule_beta_shape":
