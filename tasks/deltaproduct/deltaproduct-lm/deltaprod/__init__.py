@@ -1,0 +1,1 @@
+"""A tiny language model built from DeltaProduct layers."""
