@@ -183,6 +183,8 @@ def select_hand_values(out, ref):
             "p1": ("9", 1, {1: 6, 9: 9, 4: 6}), "p2": ("9", 1, {1: 36, 9: 41, 4: 14}),
             "p4": ("1", 0, {1: 1296, 9: 881, 4: 98})}
     equal((out["max.answer"], out["max.index"], mapping(out, "max.votes")), ("1", 0, {}), what="max")
+    # Eq. (13): the most confident response is chosen even when it has no answer (`Selection`: answer None then)
+    equal((out["max_unanswered.answer"], out["max_unanswered.index"]), (None, 0), what="max, top response unanswered")
     for name, (answer, index, totals) in want.items():
         equal((out[f"{name}.answer"], out[f"{name}.index"]), (answer, index), what=f"{name}: answer and index")
         got = {int(k): v for k, v in mapping(out, f"{name}.votes").items()}

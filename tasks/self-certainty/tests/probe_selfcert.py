@@ -146,6 +146,7 @@ def select_hand_values():
     for name, method, power in (("max", "max", 0.0), ("majority", "majority", 3.0), ("p0", "borda", 0.0),
                                 ("p1", "borda", 1.0), ("p2", "borda", 2.0), ("p4", "borda", 4.0)):
         out[name] = selection_out(select(scores, answers, SelectionConfig(method=method, power=power)))
+    out["max_unanswered"] = selection_out(select(scores, [None, *answers[1:]], SelectionConfig(method="max")))
     return out
 
 
