@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import torch
-
 from bon.batch import collate
 from bon.config import SamplingConfig
 from bon.sampling import sample_responses
@@ -56,7 +55,8 @@ def stream_cases(g: torch.Generator) -> list[dict]:
         lengths[0] = steps
         logits = logits_for(g, (steps, n, vocab), torch.float64)
         active = torch.arange(steps).unsqueeze(1) < lengths.unsqueeze(0)
-        tokens = torch.where(active, torch.randint(0, vocab, (steps, n), generator=g), torch.zeros((), dtype=torch.long))
+        drawn = torch.randint(0, vocab, (steps, n), generator=g)
+        tokens = torch.where(active, drawn, torch.zeros((), dtype=torch.long))
         cases.append({"logits": logits, "tokens": tokens, "active": active})
     return cases
 

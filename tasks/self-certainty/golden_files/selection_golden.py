@@ -5,7 +5,6 @@ import math
 from collections.abc import Sequence
 
 import torch
-
 from bon.answers import extract_answer, same_answer
 from bon.batch import Batch, collate
 from bon.config import MEASURES, BestOfNConfig, Measure, SelectionConfig

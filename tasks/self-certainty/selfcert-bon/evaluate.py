@@ -12,12 +12,11 @@ import argparse
 from dataclasses import replace
 
 import torch
-
 from bon.answers import is_correct
 from bon.config import MEASURES, BestOfNConfig, SelectionConfig
 from bon.selection import best_of_n
 from bon.toy_lm import ToyLM
-from bon.vocab import DIGITS, encode
+from bon.vocab import encode
 
 
 def toy_prompts(count: int, seed: int) -> tuple[list[list[int]], list[str]]:
@@ -47,10 +46,10 @@ def main(argv: list[str] | None = None) -> None:
     cfg = BestOfNConfig(n=args.n, streaming=args.streaming)
     model = ToyLM(cfg.model)
     prompts, gold = toy_prompts(args.prompts, args.seed)
-    assert all(DIGITS[0] <= p[0] <= DIGITS[-1] for p in prompts)
     single = replace(cfg, n=1, selection=SelectionConfig(method="max"))
     print(f"single sample: {accuracy(model, prompts, gold, single, args.seed):.2f}")
-    print(f"majority@{args.n}: {accuracy(model, prompts, gold, replace(cfg, selection=SelectionConfig('majority')), args.seed):.2f}")
+    majority = replace(cfg, selection=SelectionConfig("majority"))
+    print(f"majority@{args.n}: {accuracy(model, prompts, gold, majority, args.seed):.2f}")
     for measure in MEASURES:
         best = replace(cfg, selection=SelectionConfig("max", measure))
         print(f"best-of-{args.n} by {measure}: {accuracy(model, prompts, gold, best, args.seed):.2f}")

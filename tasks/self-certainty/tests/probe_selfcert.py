@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import torch
-
 from bon.batch import Batch, collate
 from bon.config import MEASURES, BestOfNConfig, SamplingConfig, SelectionConfig
 from bon.records import Selection
@@ -171,9 +170,10 @@ def select_rejects_bad_input(kind):
 # ---------------------------------------------------------------- best_of_n (end to end, last: the costliest)
 
 
-@case(params=["n0", "batch0"])
+@case(params=["n0", "batch0", "batch0_streaming"])
 def best_of_n_rejects_bad_config(kind):
-    cfg = BestOfNConfig(n=0) if kind == "n0" else BestOfNConfig(score_batch_size=0)
+    cfg = {"n0": BestOfNConfig(n=0), "batch0": BestOfNConfig(score_batch_size=0),
+           "batch0_streaming": BestOfNConfig(score_batch_size=0, streaming=True)}[kind]
     return {"result": best_of_n(ToyLM(), [[4, 21]], cfg, torch.Generator().manual_seed(0))}
 
 
