@@ -15,6 +15,9 @@ from lmrbench.records import Status
 from lmrbench.tasks.categories import Category
 from lmrbench.tasks.loader import load_tasks
 
+# One xdist worker runs this whole module, so the suite is validated once (`pytest -n 2 --dist loadgroup`).
+pytestmark = pytest.mark.xdist_group("builtin-suite")
+
 SUITE = load_tasks(strict=True)
 IDS = [i.instance_id for i in SUITE.instances()]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import shutil
 import sys
@@ -42,6 +43,8 @@ from lmrbench.jsonl import JsonlWriter
 from lmrbench.judge.agreement import agreement_table, load_labels
 from lmrbench.judge.run import judge_run, load_judgments
 from lmrbench.models import ModelSettings, get_model
+from lmrbench.models.base import Model
+from lmrbench.models.ray_model import RayModel
 from lmrbench.papers import fetch_paper, paper_text
 from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.report import strict_json
@@ -78,8 +81,8 @@ HfCacheOpt = Annotated[Path | None, typer.Option("--hf-cache", exists=True, file
                        "Hugging Face cache, read-only in the sandbox, offline mode set.")]
 GpusOpt = Annotated[bool, typer.Option("--gpus", help="Expose the NVIDIA devices; no address-space limit.")]
 ExecutorOpt = Annotated[ExecutorKind, typer.Option(
-    "--executor", help="local: threads on this machine; ray: Ray tasks on the nodes of a cluster "
-    "(--workers per node).")]
+    "--executor", help="local: threads on this machine; ray: evaluations (--workers per node) and model requests "
+    "(--concurrency per node) on the nodes of a Ray cluster.")]
 RayAddressOpt = Annotated[str | None, typer.Option(
     "--ray-address", help="With --executor ray: the cluster to join ('auto', HOST:6379, ray://HOST:10001); "
     "default: a private Ray on this machine.")]
@@ -355,21 +358,32 @@ ModelOpt = Annotated[str, typer.Option(help="reference | stub | fake | any litel
 SolverOpt = Annotated[SolverName, typer.Option(help="prompt: one request per implementation; agent: tool loop.")]
 
 
-def _solver(opts: GenOptions, rd: Path) -> Solver:
+def _solver(opts: GenOptions, rd: Path, stack: contextlib.ExitStack, where: ExecutorConfig) -> Solver:
+    """The run's solver; with `--executor ray` a model's queries run on the cluster's nodes (the builtin
+    reference and stub send no requests, so they stay here)."""
     if opts.model in BUILTIN_MODELS:
         return BuiltinSolver(opts.model)
     try:
-        model = get_model(opts.model, opts.settings, opts.fake_script, use_cache=not opts.no_cache)
+        model: Model = get_model(opts.model, opts.settings, opts.fake_script, use_cache=not opts.no_cache)
     except ValueError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
+    if where.kind == "ray":
+        model = stack.enter_context(RayModel(model, where.ray_address, per_node=opts.concurrency))
     return ModelSolver(model, opts.solver, rd, limits=opts.limits)
 
 
-def _generate(ts: TaskSet, opts: GenOptions, rd: Path, select: list[str] | None) -> None:
+def _generate(ts: TaskSet, opts: GenOptions, rd: Path, select: list[str] | None,
+              where: ExecutorConfig | None = None) -> None:
     run = RunDir(rd)
     run.write_info(opts)
-    solver = _solver(opts, rd)
+    with contextlib.ExitStack() as stack:
+        solver = _solver(opts, rd, stack, where or ExecutorConfig())
+        _generate_with(ts, opts, rd, select, solver)
+
+
+def _generate_with(ts: TaskSet, opts: GenOptions, rd: Path, select: list[str] | None, solver: Solver) -> None:
+    run = RunDir(rd)
     with Progress(TextColumn("generating"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
         job = bar.add_task("", total=None)
@@ -425,11 +439,14 @@ def generate_cmd(
     max_steps: StepsOpt = 30,
     no_cache: NoCacheOpt = False,
     run_dir: RunDirOpt = None,
+    executor: ExecutorOpt = "local",
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Write predictions.jsonl for a model (resumable: finished items are skipped)."""
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
                         max_steps, no_cache)
-    _generate(_select(_load(tasks), select, split, since), opts, _run_dir(run_dir, model), select)
+    _generate(_select(_load(tasks), select, split, since), opts, _run_dir(run_dir, model), select,
+              ExecutorConfig(kind=executor, ray_address=ray_address))
 
 
 @app.command("evaluate")
@@ -624,7 +641,7 @@ def run_cmd(
     rd = _run_dir(run_dir, model)
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
                         max_steps, no_cache)
-    _generate(ts, opts, rd, select)
+    _generate(ts, opts, rd, select, ExecutorConfig(kind=executor, ray_address=ray_address))
     _evaluate(full, RunDir(rd).predictions, rd, workers, None, isolation,
               only={i.instance_id for i in ts.instances()}, path=path, hf_cache=hf_cache, gpus=gpus,
               executor=executor, ray_address=ray_address)

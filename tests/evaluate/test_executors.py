@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from lmrbench.evaluate.batch import evaluate_predictions
+from lmrbench.evaluate.batch import evaluate_predictions, load_predictions
 from lmrbench.evaluate.executors import ExecutorConfig
 from lmrbench.evaluate.regrade import regrade_run
 from lmrbench.solvers.builtin import reference_prediction
@@ -61,3 +61,28 @@ def test_ray_gives_the_local_verdicts_on_two_nodes_and_resumes(probe_tasks, tmp_
     again = evaluate_predictions(preds, probe_tasks, remote / "evaluations.jsonl", remote / "work",
                                  remote / "logs", executor_config=on_ray)
     assert again == []  # resumable exactly as locally: nothing left to do
+
+
+def test_generation_requests_run_on_both_nodes(probe_tasks, tmp_path, cluster):
+    """`--executor ray` for generation: each query runs on a node's copy of the model, in turn; the driver writes
+    the predictions, a model error on a node is a recorded failed prediction, and the answers grade as locally."""
+    from lmrbench.generate import generate_with_model
+    from lmrbench.models.base import ModelError
+    from lmrbench.models.fake import FakeModel
+    from lmrbench.models.ray_model import RayModel
+
+    impl = probe_tasks.task("toy").implementation(1)
+    answer = f"```python\n{impl.golden_file.read_text()}```\n"
+    fake = FakeModel([answer, ModelError("boom")], name="fake/ray")  # each node's copy: an answer, then an error
+    with RayModel(fake, cluster.address, per_node=1) as model:
+        prog = generate_with_model(probe_tasks, model, "prompt", tmp_path, samples=4, concurrency=1,
+                                   patterns=["toy/1"], papers_dir=tmp_path / "no-papers")
+        nodes = dict(model.nodes)
+    assert sorted(nodes.values()) == [2, 2]  # two nodes, taken in turn
+    assert (prog.done, prog.failures) == (4, 2)
+    preds, invalid = load_predictions(tmp_path / "predictions.jsonl", probe_tasks)
+    assert invalid == [] and sorted(p.error is None for p in preds) == [False, False, True, True]
+    assert all("boom" in p.error for p in preds if p.error)
+    evs = evaluate_predictions([p for p in preds if p.error is None], probe_tasks, tmp_path / "evaluations.jsonl",
+                               tmp_path / "work", tmp_path / "logs")
+    assert [e.status.value for e in evs] == ["passed", "passed"]
