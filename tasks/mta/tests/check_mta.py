@@ -79,7 +79,8 @@ def weights_eq(scores, first, kq_conv, kq_kernel, head_conv, head_kernel, kq_fir
 def mask_is_causal(out, ref):
     value = float(ref["value"])
     scores = ref["scores"]
-    for key, s, first in (("offset_rows", scores, 3), ("square", scores[..., :4], 0), ("f32", scores, 3)):
+    for key, s, first in (("offset_rows", scores, 3), ("square", scores[..., :4], 0), ("f32", scores, 3),
+                            ("three_d", scores[0], 3)):
         fut = future(s.shape[-2], s.shape[-1], first)
         got = out[key].astype(np.float64)
         expect(np.array_equal(np.isneginf(got), np.isneginf(ref[key])), f"{key}: -inf entries")

@@ -46,6 +46,7 @@ def mask_values(value):
     out = {"offset_rows": mask_future(scores, torch.arange(3, 7), torch.arange(7), value),
            "square": mask_future(scores[..., :4], torch.arange(4), torch.arange(4), value),
            "f32": mask_future(scores.float(), torch.arange(3, 7), torch.arange(7), value),
+           "three_d": mask_future(scores[0], torch.arange(3, 7), torch.arange(7), value),
            "scores": scores, "value": torch.tensor(value, dtype=F64)}
     out["input_untouched"] = bool(torch.isfinite(scores).all())
     return out
