@@ -1,0 +1,1 @@
+"""mta: a tiny decoder-only language model with Multi-Token Attention."""
