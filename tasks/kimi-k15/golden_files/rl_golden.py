@@ -109,7 +109,9 @@ def mirror_descent_loss(
     return residual.pow(2).mean()
 
 
-def mirror_descent_update(policy: ToyPolicy, batch: RolloutBatch, rewards: torch.Tensor, cfg: TrainConfig) -> list[float]:
+def mirror_descent_update(
+    policy: ToyPolicy, batch: RolloutBatch, rewards: torch.Tensor, cfg: TrainConfig
+) -> list[float]:
     """The policy update of one iteration, on rollouts sampled from the iteration's reference policy.
 
     Args:

@@ -18,7 +18,9 @@ from kimi.trainer import IterationStats, rl_iteration
 LEVELS = 3
 
 
-def run(cfg: TrainConfig, dtype: torch.dtype = torch.float32) -> tuple[ToyPolicy, PrioritizedSampler, list[IterationStats]]:
+def run(
+    cfg: TrainConfig, dtype: torch.dtype = torch.float32
+) -> tuple[ToyPolicy, PrioritizedSampler, list[IterationStats]]:
     """Build the problems, the policy and the sampler from cfg.seed and run cfg.iterations iterations."""
     torch.manual_seed(cfg.seed)
     generator = torch.Generator().manual_seed(cfg.seed)

@@ -168,6 +168,14 @@ def sampler_bookkeeping(out, ref):
     close(out["probs"], np.array([3, 0, 5, 9, 9, 9]) / 35, rtol=1e-12, atol=1e-15, what="Eq. (10)")
     # pool {4, 1, 2}: weights 1, 0, 5/9 -> 9/14 and 5/14
     close(out["pool_probs"], [0, 0, 5 / 14, 0, 9 / 14, 0], rtol=1e-12, atol=1e-15, what="Eq. (10) in a pool")
+    # one problem, 1 of 2 correct: s = 0.5, total weight 0.5, probability 1
+    close(out["one_rates"], [0.5], rtol=1e-12, atol=0, what="one problem")
+    close(out["one_probs"], [1.0], rtol=1e-12, atol=0, what="one problem")
+    # k = 1: one response each, problem 0 right, problem 2 wrong, problem 1 never seen
+    close(out["k1_rates"], [1.0, 0.0, 0.0], rtol=0, atol=0, what="k = 1 success rates")
+    close(out["k1_probs"], [0.0, 0.5, 0.5], rtol=1e-12, atol=0, what="k = 1 probabilities")
+    # pool {0, 3}: weights 1/3 and 1 -> 1/4, 3/4
+    close(out["pool0_probs"], [0.25, 0, 0, 0.75, 0, 0], rtol=1e-12, atol=1e-15, what="pool with problem 0")
     equal(out["rejected"], "ValueError", what="out-of-range id")
     close(out["after_bad_update"], rates, rtol=1e-12, atol=1e-15, what="nothing recorded by a rejected update")
     # update 3 (k = 2 this time): problem 3: 1 of 2; problem 2: 4 + 2 of 9 + 2 = 6/11 (per response, not per row)

@@ -36,7 +36,7 @@ def prefix(dtype: torch.dtype) -> str:
 
 
 def batch_of(c: dict) -> RolloutBatch:
-    n, k = c["lengths"].shape
+    n = c["lengths"].shape[0]
     correct = c["rewards"] > 0.5
     return RolloutBatch(torch.arange(n), torch.zeros(n, 3, dtype=torch.long), c["responses"], c["lengths"],
                         c["ref"], correct)
@@ -67,7 +67,11 @@ def length_penalty_rejects(kind):
     return {"result": length_penalty(torch.ones(3, dtype=torch.long), torch.ones(3, dtype=torch.bool))}
 
 
-@case(params=[(0, 0.2, 2), (1, 0.2, 2), (2, 0.2, 2), (5, 0.2, 2), (0, 0.5, 0), (3, 0.0, 1), (4, 1.0, 4)], **TOL64, outputs=TOL32)
+# (iteration, length_penalty_weight, length_warmup_iters)
+WARMUP = [(0, 0.2, 2), (1, 0.2, 2), (2, 0.2, 2), (5, 0.2, 2), (0, 0.5, 0), (3, 0.0, 1), (4, 1.0, 4)]
+
+
+@case(params=WARMUP, **TOL64, outputs=TOL32)
 def shaped_rewards_around_warmup(param):
     iteration, weight, warmup = param
     c = CASES["length"][0]
@@ -186,7 +190,14 @@ def sampler_bookkeeping():
     restored.load_state_dict(sampler.state_dict())
     restored.update(torch.tensor([3, 2]), torch.tensor([[True, False], [True, True]]))
     sampler.update(torch.tensor([3, 2]), torch.tensor([[True, False], [True, True]]))
+    one = PrioritizedSampler(1)
+    one.update(torch.tensor([0]), torch.tensor([[False, True]]))
+    single = PrioritizedSampler(3)
+    single.update(torch.tensor([0, 2]), torch.tensor([[True], [False]]))
     return {"fresh_rates": fresh.success_rates(), "fresh_probs": fresh.probabilities(), "rates": rates,
+            "one_rates": one.success_rates(), "one_probs": one.probabilities(),
+            "k1_rates": single.success_rates(), "k1_probs": single.probabilities(),
+            "pool0_probs": recorded_sampler().probabilities(torch.tensor([0, 3])),
             "probs": recorded_sampler().probabilities(),
             "pool_probs": recorded_sampler().probabilities(torch.tensor([4, 1, 2])),
             "after_bad_update": after_bad_update, "rejected": rejected,

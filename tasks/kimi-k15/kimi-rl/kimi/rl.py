@@ -84,7 +84,9 @@ def mirror_descent_loss(
     raise NotImplementedError
 
 
-def mirror_descent_update(policy: ToyPolicy, batch: RolloutBatch, rewards: torch.Tensor, cfg: TrainConfig) -> list[float]:
+def mirror_descent_update(
+    policy: ToyPolicy, batch: RolloutBatch, rewards: torch.Tensor, cfg: TrainConfig
+) -> list[float]:
     """The policy update of one iteration, on rollouts sampled from the iteration's reference policy.
 
     Args:
