@@ -1,4 +1,5 @@
-"""The reinforcement-learning algorithm: reward shaping, the policy-optimisation loss and problem sampling."""
+"""The reinforcement-learning algorithm: reward shaping, the policy-optimisation loss and update, one training
+iteration, and problem sampling."""
 from __future__ import annotations
 
 import math
@@ -7,9 +8,10 @@ from typing import Literal
 import torch
 
 from kimi.config import ObjectiveConfig, TrainConfig
-from kimi.data import response_mask
+from kimi.data import ProblemSet, response_mask
 from kimi.policy import ToyPolicy
-from kimi.rollout import RolloutBatch
+from kimi.rollout import RolloutBatch, collect
+from kimi.trainer import IterationStats, draw_problems
 
 LogZEstimate = Literal["mean_reward", "log_mean_exp"]
 
@@ -134,6 +136,41 @@ def mirror_descent_update(
         optimizer.step()
         losses.append(float(loss.detach()))
     return losses
+
+
+def rl_iteration(
+    cfg: TrainConfig,
+    policy: ToyPolicy,
+    problems: ProblemSet,
+    sampler: PrioritizedSampler,
+    iteration: int,
+    generator: torch.Generator,
+) -> IterationStats:
+    """Iteration `iteration` (from 0) of the RL training: the current policy is the reference of this iteration.
+
+    Args:
+        cfg: the run's configuration.
+        policy: the policy; trained in place.
+        problems: the problem set.
+        sampler: the success-rate bookkeeping over `problems`; records this iteration's outcomes.
+        iteration: the iteration's index, from 0.
+        generator: the source of every random draw of the iteration.
+
+    Returns:
+        What the iteration did.
+    """
+    ids = draw_problems(cfg, problems, sampler, iteration, generator)
+    batch = collect(policy, problems, ids, cfg.samples_per_problem, cfg.policy.max_response_len, generator)
+    sampler.update(batch.problem_ids, batch.correct)
+    rewards = shaped_rewards(batch, cfg.objective, iteration, next(policy.parameters()).dtype)
+    losses = mirror_descent_update(policy, batch, rewards, cfg)
+    return IterationStats(
+        problem_ids=ids,
+        accuracy=float(batch.correct.float().mean()),
+        mean_length=float(batch.lengths.float().mean()),
+        mean_reward=float(rewards.mean()),
+        losses=losses,
+    )
 
 
 class PrioritizedSampler:

@@ -12,8 +12,8 @@ import torch
 from kimi.config import SamplerConfig, TrainConfig
 from kimi.data import make_problems
 from kimi.policy import ToyPolicy
-from kimi.rl import PrioritizedSampler
-from kimi.trainer import IterationStats, rl_iteration
+from kimi.rl import PrioritizedSampler, rl_iteration
+from kimi.trainer import IterationStats
 
 LEVELS = 3
 

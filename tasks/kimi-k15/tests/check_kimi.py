@@ -233,3 +233,14 @@ def run_properties(out, ref):
     equal(list(out["losses"].shape), [2, 2], what="losses per iteration and inner step")
     expect(bool(np.all((out["rates"] >= 0) & (out["rates"] <= 1))), "success rates outside [0, 1]")
     expect(bool(np.all((out["ids"] >= 0) & (out["ids"] < 12))), "problem id out of range")
+
+
+@check("iteration_matches_reference[*]")
+def iteration_properties(out, ref):
+    # a fresh sampler records the iteration's k responses per drawn row: problem i drawn c_i times has
+    # s_i = successes_i / (c_i k), so sum_i c_i s_i / N is the fraction of correct responses (the accuracy)
+    counts = np.bincount(ref["ids"], minlength=len(out["rates"]))
+    close(float((counts * out["rates"]).sum() / len(ref["ids"])), ref["accuracy"], rtol=1e-12, atol=1e-12,
+          what="success rates recorded from the iteration's outcomes")
+    expect(bool(np.all(out["rates"][counts == 0] == 0)), "a success rate for a problem not drawn")
+    equal(len(out["losses"]), 2, what="one loss per inner step")

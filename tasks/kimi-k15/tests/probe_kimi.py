@@ -17,6 +17,7 @@ from kimi.rl import (
     log_partition,
     mirror_descent_loss,
     mirror_descent_update,
+    rl_iteration,
     shaped_rewards,
 )
 from kimi.rollout import RolloutBatch, collect
@@ -271,11 +272,30 @@ def update_matches_reference(param):
             "n_losses": len(losses), "loss_type": type(losses[0]).__name__ if losses else "none"}
 
 
-def tiny_run(strategy: str, iterations: int) -> dict:
-    cfg = TrainConfig(policy=PolicyConfig(hidden_size=8, max_response_len=6),
+def tiny_config(strategy: str, iterations: int) -> TrainConfig:
+    return TrainConfig(policy=PolicyConfig(hidden_size=8, max_response_len=6),
                       objective=ObjectiveConfig(tau=0.5, length_penalty_weight=0.3, length_warmup_iters=1),
                       sampler=SamplerConfig(strategy=strategy, curriculum_iters=2), num_problems=12,
                       problems_per_iter=4, samples_per_problem=4, iterations=iterations, inner_steps=2, lr=0.01)
+
+
+@case(params=[("uniform", 0), ("uniform", 1), ("curriculum", 3)], rtol=1e-7, atol=1e-9)
+def iteration_matches_reference(param):
+    strategy, iteration = param
+    cfg = tiny_config(strategy, 1)
+    g = torch.Generator().manual_seed(11)
+    torch.manual_seed(11)
+    problems = make_problems(cfg.num_problems, 3, g)
+    policy = ToyPolicy(cfg.policy.hidden_size).to(F64)
+    sampler = PrioritizedSampler(len(problems))
+    stats = rl_iteration(cfg, policy, problems, sampler, iteration, g)
+    return {"ids": stats.problem_ids, "accuracy": stats.accuracy, "mean_length": stats.mean_length,
+            "mean_reward": stats.mean_reward, "losses": torch.tensor(stats.losses, dtype=F64),
+            "rates": sampler.success_rates(), "params": flat_params(policy), "k": cfg.samples_per_problem}
+
+
+def tiny_run(strategy: str, iterations: int) -> dict:
+    cfg = tiny_config(strategy, iterations)
     policy, sampler, stats = run(cfg, F64)
     return {"params": flat_params(policy), "losses": torch.tensor([s.losses for s in stats], dtype=F64),
             "rewards": torch.tensor([s.mean_reward for s in stats], dtype=F64),

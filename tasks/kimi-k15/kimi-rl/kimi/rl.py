@@ -1,4 +1,5 @@
-"""The reinforcement-learning algorithm: reward shaping, the policy-optimisation loss and problem sampling."""
+"""The reinforcement-learning algorithm: reward shaping, the policy-optimisation loss and update, one training
+iteration, and problem sampling."""
 from __future__ import annotations
 
 import math
@@ -7,9 +8,10 @@ from typing import Literal
 import torch
 
 from kimi.config import ObjectiveConfig, TrainConfig
-from kimi.data import response_mask
+from kimi.data import ProblemSet, response_mask
 from kimi.policy import ToyPolicy
-from kimi.rollout import RolloutBatch
+from kimi.rollout import RolloutBatch, collect
+from kimi.trainer import IterationStats, draw_problems
 
 LogZEstimate = Literal["mean_reward", "log_mean_exp"]
 
@@ -97,6 +99,31 @@ def mirror_descent_update(
 
     Returns:
         The loss before each gradient step, as Python floats (cfg.inner_steps of them).
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
+def rl_iteration(
+    cfg: TrainConfig,
+    policy: ToyPolicy,
+    problems: ProblemSet,
+    sampler: PrioritizedSampler,
+    iteration: int,
+    generator: torch.Generator,
+) -> IterationStats:
+    """Iteration `iteration` (from 0) of the RL training: the current policy is the reference of this iteration.
+
+    Args:
+        cfg: the run's configuration.
+        policy: the policy; trained in place.
+        problems: the problem set.
+        sampler: the success-rate bookkeeping over `problems`; records this iteration's outcomes.
+        iteration: the iteration's index, from 0.
+        generator: the source of every random draw of the iteration.
+
+    Returns:
+        What the iteration did.
     """
     # TODO: implement (see the method description).
     raise NotImplementedError
