@@ -1,0 +1,11 @@
+# wrong: tau log Z estimated from all rewards of the batch instead of the k samples of each problem
+def mirror_descent_loss(logprobs, batch, rewards, cfg):
+    if logprobs.shape != batch.ref_logprobs.shape or rewards.shape != batch.lengths.shape:
+        raise ValueError("logprobs, rewards and the batch disagree in shape")
+    mask = response_mask(batch.lengths, logprobs.shape[-1])
+    diff = (logprobs - batch.ref_logprobs.to(logprobs.dtype)).masked_fill(~mask, 0.0)
+    log_ratio = diff.sum(dim=-1)
+    r = rewards.to(logprobs.dtype)
+    baseline = log_partition(r.reshape(1, -1), cfg.tau, cfg.log_z_estimate)
+    residual = r - baseline - cfg.tau * log_ratio
+    return residual.pow(2).mean()
