@@ -110,6 +110,7 @@ def pilots(rng: np.random.Generator) -> list[dict]:
         (pair(rng, 20, 1, 1, kinds=("probability", "probability"), corr=0.3), 0.1, 0.05, 0.8, 1, 1),
         (pair(rng, 22, 6, 1, kinds=("binary", "probability"), corr=0.3), 0.02, 0.1, 0.7, 8, 1),
         (pair(rng, 26, (2, 5), (2, 4), corr=0.3), 0.04, 0.05, 0.8, 3, 3),  # ragged pilot
+        (pair(rng, 2, 3, 2, kinds=("partial", "partial"), clusters="none"), 0.1, 0.05, 0.8, 2, 2),  # 2 questions
     ]
     return [{"a": a, "b": b, "effect": e, "alpha": al, "power": pw, "k_a": ka, "k_b": kb}
             for (a, b), e, al, pw, ka, kb in rows]

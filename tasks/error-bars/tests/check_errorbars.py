@@ -212,6 +212,17 @@ def comparison_hand(out, ref):
     equal([out["name_a"], out["name_b"], out["n_questions"]], ["A", "B", 4], what="names")
 
 
+@check("degenerate_comparison")
+def degenerate_comparison(out, ref):
+    # B scores 0 everywhere: correlation undefined (NaN, field doc); d = A = [1, 0, 1], mean 2/3,
+    # Var(d) = (1/9 + 4/9 + 1/9) / 2 = 1/3, SE = sqrt(1/9) = 1/3, z = 2
+    expect(math.isnan(out["flat.correlation"]), "correlation with constant scores must be NaN")
+    close([out["flat.diff"], out["flat.se"], out["flat.z"]], [2 / 3, 1 / 3, 2.0], **TOL, what="constant B")
+    # the same scores (rows in another order): d = 0, SE 0, z and p NaN (field doc), correlation 1
+    close([out["same.diff"], out["same.se"], out["same.correlation"]], [0.0, 0.0, 1.0], **TOL, what="A vs A")
+    expect(math.isnan(out["same.z"]) and math.isnan(out["same.p_value"]), "z and p must be NaN when se is 0")
+
+
 @check("sample_size_hand")
 def sample_size_hand(out, ref):
     # Eq. (15): (1.959963984540054 + 0.8416212335729143)^2 = 7.848879734349..., * (0.1 + 0.2 + 0.2) / 0.05^2

@@ -100,6 +100,16 @@ def comparison_hand():
     return comparison_out(compare_models(a, b, ReportConfig()))
 
 
+@case(**TOL)
+def degenerate_comparison():
+    ids, one = ("1", "2", "3"), np.ones((3, 1), dtype=bool)
+    a = ScoreTable(name="A", question_ids=ids, scores=np.array([[1.0], [0.0], [1.0]]), mask=one)
+    flat = ScoreTable(name="B", question_ids=ids, scores=np.zeros((3, 1)), mask=one)
+    same = ScoreTable(name="C", question_ids=ids[::-1], scores=np.array([[1.0], [0.0], [1.0]]), mask=one)
+    return {"flat": comparison_out(compare_models(a, flat, ReportConfig())),
+            "same": comparison_out(compare_models(a, same, ReportConfig()))}
+
+
 @case
 def sample_size_hand():
     return {"n": sample_size(PowerSpec(effect=0.05, omega2=0.1, sigma2_a=0.2, sigma2_b=0.2)),

@@ -52,8 +52,9 @@ class Comparison:
     se: standard error of `diff` from the paired analysis (clustered under the same rule as ModelSummary.se).
     se_unpaired: standard error of `diff` had the two models been scored on independent samples of questions,
         from the two models' standard errors `ModelSummary.se`.
-    correlation: Pearson correlation, across questions, of the two models' question scores.
-    z: the z-statistic of `diff` with the standard error `se`.
+    correlation: Pearson correlation, across questions, of the two models' question scores; NaN when either
+        model's question scores are all equal.
+    z: the z-statistic of `diff` with the standard error `se`; NaN when `se` is 0.
     p_value: two-sided p-value of the hypothesis that the two mean scores are equal, from `z`.
     ci: confidence interval for the difference at the config's confidence, from `se`.
     """
