@@ -1,0 +1,16 @@
+# wrong: every sampled answer treated as an independent question for the standard errors (Section 4.1 warns)
+def summarize_model(table, config):
+    if table.n_questions < 2:
+        raise ValueError("a standard error needs at least two questions")
+    values = question_scores(table)
+    answers = table.scores[table.mask]
+    clusters = None
+    if config.cluster_se and table.clusters is not None:
+        clusters = np.repeat(table.clusters, table.samples_per_question)
+    se_clt, se = standard_errors(answers, clusters)
+    mean = float(values.mean())
+    within, between = variance_components(table, values)
+    n_clusters = None if table.clusters is None else int(np.unique(table.clusters).size)
+    return ModelSummary(name=table.name, n_questions=table.n_questions, n_clusters=n_clusters, mean=mean, se=se,
+                        se_clt=se_clt, ci=interval(mean, se, config.confidence), within_var=within,
+                        between_var=between)
