@@ -21,7 +21,7 @@ demo: setup
 test: setup
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/mypy
-	$(PY) -m pytest -q -n 2 --dist loadgroup
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 validate: setup
 	$(VENV)/bin/lmrbench validate --mutants --workers 2

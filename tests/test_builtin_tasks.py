@@ -15,10 +15,8 @@ from lmrbench.records import Status
 from lmrbench.tasks.categories import Category
 from lmrbench.tasks.loader import load_tasks
 
-# One xdist worker runs this whole module (`pytest -n 2 --dist loadgroup`) and its fixtures are session-scoped: a
-# worker interleaves other modules' tests, which would tear a module fixture down and validate the suite twice.
-pytestmark = pytest.mark.xdist_group("builtin-suite")
-
+# `make test` runs pytest -n 2 --dist loadfile: this whole file in one worker, so the suite is validated once (the
+# fixtures are session-scoped so that nothing else a worker runs can tear them down and validate it again).
 SUITE = load_tasks(strict=True)
 IDS = [i.instance_id for i in SUITE.instances()]
 

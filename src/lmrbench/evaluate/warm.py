@@ -157,7 +157,7 @@ class _FirstFailure(threading.Thread):
         pending = [(p, stop, want) for p, stop, want in pending if not want.problem]
         sizes: dict[Path, int] = {}
         offsets: dict[Path, int] = {}
-        while pending and not self.done.wait(0.1):
+        while pending and not self.done.wait(0.01):
             for item in list(pending):
                 p, stop, want = item
                 size = _size(p.out / "outputs.jsonl")

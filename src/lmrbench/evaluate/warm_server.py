@@ -18,6 +18,7 @@ import importlib
 import json
 import os
 import runpy
+import select
 import signal
 import sys
 import threading
@@ -73,21 +74,33 @@ def _kill(pid):
 
 
 def _wait(pid, timeout, stop_file):
-    """(exit code, timed out, stopped): the child's end, its timeout, or the harness's stop (a file appearing)."""
+    """(exit code, timed out, stopped): the child's end, its timeout, or the harness's stop (a file appearing).
+    Sleeps on a pidfd (woken the moment the child ends); a job with a stop file is also checked every 10 ms."""
     deadline = time.monotonic() + timeout
-    delay = 0.005
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status), False, False
-        if stop_file and os.path.exists(stop_file):
-            _kill(pid)
-            return -signal.SIGKILL, False, True
-        if time.monotonic() > deadline:
-            _kill(pid)
-            return None, True, False
-        time.sleep(delay)
-        delay = min(delay * 2, 0.05)
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # no pidfd (old kernel): poll
+        pidfd = None
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status), False, False
+            if stop_file and os.path.exists(stop_file):
+                _kill(pid)
+                return -signal.SIGKILL, False, True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                _kill(pid)
+                return None, True, False
+            pause = min(left, 0.01 if stop_file or pidfd is None else 1.0)
+            if pidfd is None:
+                time.sleep(pause)
+            else:
+                select.select([pidfd], [], [], pause)
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
 
 
 def main():
