@@ -151,9 +151,14 @@ def report_rejects(kind):
         b = ScoreTable(name="B", question_ids=("1", "3"), scores=np.array([[1.0], [0.0]]), mask=one)
         return {"result": compare_models(a, b, ReportConfig())}
     if kind == "different_clusters":
-        b = ScoreTable(name="B", question_ids=("2", "1"), scores=np.array([[1.0], [0.0]]), mask=one,
-                       clusters=np.array(["x", "y"]))
-        return {"result": compare_models(a, b, ReportConfig())}
+        # A groups the questions {1, 2} {3}, B groups them {1} {2, 3}: different under either reading of "group
+        # the questions differently" (the labels differ, and so does the partition they make).
+        three = np.ones((3, 1), dtype=bool)
+        a3 = ScoreTable(name="A", question_ids=("1", "2", "3"), scores=np.array([[1.0], [0.0], [1.0]]), mask=three,
+                        clusters=np.array(["x", "x", "y"]))
+        b = ScoreTable(name="B", question_ids=("3", "2", "1"), scores=np.array([[1.0], [0.0], [0.0]]), mask=three,
+                       clusters=np.array(["y", "y", "x"]))
+        return {"result": compare_models(a3, b, ReportConfig())}
     if kind == "no_table":
         return {"result": build_report([], ReportConfig())}
     if kind == "three_tables":
