@@ -44,7 +44,7 @@ def topk_cases(g: torch.Generator) -> list[dict]:
     """Pre-activation matrices: (n_tokens, d_sae, k, dtype, shift); shift < 0 makes most entries negative."""
     specs = ((6, 10, 2, "float64", 0.0), (1, 7, 3, "float64", 0.0), (5, 8, 1, "float32", 0.0),
              (4, 6, 5, "float64", -1.2), (3, 5, 2, "float32", -1.5), (8, 12, 3, "float64", 0.3),
-             (2, 4, 4, "float64", 0.0))
+             (2, 4, 4, "float64", 0.0), (3, 2, 3, "float64", 0.2))
     cases = []
     for n, m, k, dtype, shift in specs:
         while True:

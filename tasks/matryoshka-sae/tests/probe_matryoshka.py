@@ -136,6 +136,13 @@ def sae_eval_mode(i):
             **buffers(sae, p), **echo(c)}
 
 
+@case
+def training_encode_rejects_3d():
+    c = SAE[0]
+    sae = make_sae(c)
+    return {"result": sae.encode(c["x"][None].clone())}
+
+
 @case(params=["zero", "too_wide"], ids=["zero", "too_wide"])
 def decode_rejects_bad_width(kind):
     c = SAE[0]
