@@ -3,7 +3,6 @@ its training statistics, and one training step."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import accumulate
 
 import torch
 from torch import nn
@@ -131,9 +130,11 @@ class MatryoshkaSAE(nn.Module):
             SAEOutput for x, with the reconstruction of every nested dictionary.
         """
         pre_acts, features = self.encode(x)
-        widths = accumulate(self.cfg.group_sizes)
-        return SAEOutput(pre_acts=pre_acts, features=features,
-                         reconstructions=[self.decode(features, width) for width in widths])
+        reconstructions, width = [], 0
+        for size in self.cfg.group_sizes:
+            width += size
+            reconstructions.append(self.decode(features, width))
+        return SAEOutput(pre_acts=pre_acts, features=features, reconstructions=reconstructions)
 
     def loss(self, x: torch.Tensor) -> LossTerms:
         """The training loss of Section 3 (with the auxiliary loss) on one batch of tokens.

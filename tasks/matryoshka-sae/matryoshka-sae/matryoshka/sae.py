@@ -3,7 +3,6 @@ its training statistics, and one training step."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import accumulate
 
 import torch
 from torch import nn

@@ -2,7 +2,8 @@
 class MatryoshkaSAE:
     def forward(self, x):
         pre_acts, features = self.encode(x)
-        ends = list(accumulate(self.cfg.group_sizes))
-        starts = [0] + ends[:-1]
-        recs = [features[..., a:b] @ self.W_dec[a:b] + self.b_dec for a, b in zip(starts, ends)]
+        recs, start = [], 0
+        for size in self.cfg.group_sizes:
+            recs.append(features[..., start:start + size] @ self.W_dec[start:start + size] + self.b_dec)
+            start += size
         return SAEOutput(pre_acts=pre_acts, features=features, reconstructions=recs)
