@@ -1,0 +1,1 @@
+"""Matryoshka sparse autoencoders with BatchTopK sparsity, trained on synthetic hierarchical activations."""
