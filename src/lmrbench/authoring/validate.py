@@ -215,14 +215,13 @@ def validate(
     refs = [j for j in jobs if j.kind == "reference"]
     _run(refs, cfg, ecfg, tick)
     failing = [j for j in jobs if j.kind != "reference"]
-    for task, impl in impls:
-        limit = _failing_limit(refs, impl, task)
-        if cfg.mutants:
+    if cfg.mutants:
+        for task, impl in impls:
             for pred, mid, desc in _mutant_predictions(task, impl, cfg.max_mutants):
                 pred.meta.description = desc
                 failing.append(_Job(impl, task, "mutant", pred, mid))
-        for job in failing:
-            if job.impl is impl:
-                job.timeout = limit
+    limits = {id(impl): _failing_limit(refs, impl, task) for task, impl in impls}
+    for job in failing:
+        job.timeout = limits[id(job.impl)]
     _run(failing, cfg, ecfg, tick)
     return [_summarise(impl, refs + failing) for _, impl in impls]

@@ -11,7 +11,6 @@ by the driver.
 from __future__ import annotations
 
 import io
-import os
 import shutil
 import tarfile
 import tempfile
@@ -26,6 +25,7 @@ from pydantic import BaseModel, Field
 from lmrbench import __version__
 from lmrbench.evaluate.probes import read_capped
 from lmrbench.evaluate.runner import EvalConfig, SandboxPool, evaluate_one, task_hash
+from lmrbench.raycluster import connect, cpu_node_strategies
 from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.tasks.loader import load_task
 from lmrbench.tasks.schema import Implementation, Task, TaskEnv
@@ -174,28 +174,11 @@ class RayExecutor:
     def __init__(self, config: EvalConfig, workers: int, address: str | None, log_dir: Path) -> None:
         self.config, self.workers, self.address, self.log_dir = config, workers, address, log_dir
 
-    def _start(self) -> tuple[Any, bool]:
-        """The ray module, and whether this executor connected it (and so disconnects it afterwards)."""
-        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no telemetry: nothing leaves this machine
-        import ray
-
-        if ray.is_initialized():
-            return ray, False
-        if self.address is None:
-            ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False)
-        else:
-            ray.init(address=self.address, log_to_driver=False)
-        return ray, True
-
     def _actors(self, ray: Any) -> list[Any]:
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
         remote = ray.remote(NodeEvaluator)
-        nodes = [n for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) > 0]
         config_json = self.config.model_dump_json()
-        return [remote.options(num_cpus=0, max_concurrency=self.workers,
-                               scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False))
-                .remote(config_json, __version__) for n in nodes]
+        return [remote.options(num_cpus=0, max_concurrency=self.workers, scheduling_strategy=where)
+                .remote(config_json, __version__) for where in cpu_node_strategies(ray)]
 
     def _keep(self, result: NodeResult) -> Evaluation:
         """Write the node's files into the run folder and point the record at them."""
@@ -211,11 +194,9 @@ class RayExecutor:
     def run(self, items: list[EvalItem]) -> Iterator[Evaluation]:
         if not items:
             return
-        ray, owned = self._start()
+        ray, owned = connect(self.address, self.workers)
         try:
             actors = self._actors(ray)
-            if not actors:
-                raise RuntimeError("the Ray cluster has no alive node with a CPU")
             bundles: dict[str, Any] = {}
             todo = list(reversed(items))
             flight: dict[Any, tuple[EvalItem, Any]] = {}

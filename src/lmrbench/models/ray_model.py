@@ -10,7 +10,6 @@ traffic; each node needs the provider's credentials in its own environment, and 
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 from collections import Counter
 from types import TracebackType
@@ -19,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from lmrbench.models.base import Message, Model, ModelError, ModelResponse, ToolSpec
+from lmrbench.raycluster import connect, cpu_node_strategies
 
 
 class NodeReply(BaseModel):
@@ -65,24 +65,10 @@ class RayModel:
         self._turn: itertools.cycle[Any] | None = None
 
     def __enter__(self) -> RayModel:
-        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no telemetry: nothing leaves this machine
-        import ray
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-        self._ray = ray
-        if not ray.is_initialized():
-            if self.address is None:
-                ray.init(include_dashboard=False, log_to_driver=False)
-            else:
-                ray.init(address=self.address, log_to_driver=False)
-            self._owned = True
-        nodes = [n for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) > 0]
-        if not nodes:
-            raise RuntimeError("the Ray cluster has no alive node with a CPU")
-        remote = ray.remote(NodeModel)
-        self._actors = [remote.options(num_cpus=0, max_concurrency=self.per_node,
-                                       scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False))
-                        .remote(self.inner) for n in nodes]
+        self._ray, self._owned = connect(self.address)
+        remote = self._ray.remote(NodeModel)
+        self._actors = [remote.options(num_cpus=0, max_concurrency=self.per_node, scheduling_strategy=where)
+                        .remote(self.inner) for where in cpu_node_strategies(self._ray)]
         self._turn = itertools.cycle(self._actors)
         return self
 
