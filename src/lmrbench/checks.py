@@ -22,6 +22,7 @@ comparisons are visible to, or patchable by, the candidate.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import importlib.util
 import sys
 import threading
@@ -56,8 +57,10 @@ class CheckSet:
         return [p for p, _ in self.checks]
 
 
+@functools.lru_cache(maxsize=65536)
 def matches(name: str, pattern: str) -> bool:
-    """`*` and `?` are wildcards; everything else, brackets included, is literal ("case[*]" matches "case[3]")."""
+    """`*` and `?` are wildcards; everything else, brackets included, is literal ("case[*]" matches "case[3]").
+    Memoised: grading asks the same (case, pattern) questions for every candidate of a task."""
     return fnmatch.fnmatchcase(name, pattern.replace("[", "[[]"))
 
 

@@ -198,7 +198,7 @@ def _failing_limit(jobs: list[_Job], impl: Implementation, task: Task) -> int:
     return min(limit, task.timeout_s)
 
 
-_MIN_FAILING_LIMIT_S = 8
+_MIN_FAILING_LIMIT_S = 4
 
 
 def validate(

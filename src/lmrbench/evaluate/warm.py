@@ -99,7 +99,9 @@ def evaluate_warm_many(
     prepared: list[Prepared] = []
     try:
         for n, (task, impl, pred) in enumerate(items):
-            digest = digests.setdefault(task.task_id, task_hash(task))
+            if task.task_id not in digests:  # (setdefault would hash the whole task folder for every job)
+                digests[task.task_id] = task_hash(task)
+            digest = digests[task.task_id]
             key = evaluation_key(digest, pred, config)
             name = workspace_name(task, impl, pred, key)
             conf = config if not timeouts or timeouts[n] is None else config.model_copy(
@@ -140,9 +142,9 @@ class _FirstFailure(threading.Thread):
         self.jobs = jobs
         self.done = threading.Event()
 
-    def _differs(self, p: Prepared, want: ProbeData, offset: int) -> tuple[bool, int]:
+    def _differs(self, outputs: Path, want: ProbeData, offset: int) -> tuple[bool, int]:
         """Whether the lines written since `offset` hold a differing case; the offset of the next unread line."""
-        data = read_capped(p.out / "outputs.jsonl") or b""
+        data = read_capped(outputs) or b""
         end = data.rfind(b"\n") + 1  # whole lines only: the last may be unfinished
         if end <= offset:
             return False, offset
@@ -153,21 +155,27 @@ class _FirstFailure(threading.Thread):
                    for name, case in got.cases.items()), end
 
     def run(self) -> None:
-        pending = [(p, stop, load_expected(p.task, p.impl.unit_test_file)) for p, stop in self.jobs]
-        pending = [(p, stop, want) for p, stop, want in pending if not want.problem]
-        sizes: dict[Path, int] = {}
-        offsets: dict[Path, int] = {}
+        # The server runs its jobs one at a time, in order: only the first pending job can be running, and it has
+        # ended once a later job's output appears. So each tick looks at two files, whatever the batch size.
+        pending = [(p.out / "outputs.jsonl", stop, load_expected(p.task, p.impl.unit_test_file))
+                   for p, stop in self.jobs]
+        pending = [(out, stop, want) for out, stop, want in pending if not want.problem]
+        size, offset = -1, 0
         while pending and not self.done.wait(0.01):
-            for item in list(pending):
-                p, stop, want = item
-                size = _size(p.out / "outputs.jsonl")
-                if size == sizes.get(stop) or size < 0:
-                    continue
-                sizes[stop] = size
-                differs, offsets[stop] = self._differs(p, want, offsets.get(stop, 0))
-                if differs:
-                    _touch(stop)
-                    pending.remove(item)
+            out, stop, want = pending[0]
+            if len(pending) > 1 and _size(pending[1][0]) >= 0:
+                pending.pop(0)  # a later job started: this one is over
+                size, offset = -1, 0
+                continue
+            now = _size(out)
+            if now == size or now < 0:
+                continue
+            size = now
+            differs, offset = self._differs(out, want, offset)
+            if differs:
+                _touch(stop)
+                pending.pop(0)
+                size, offset = -1, 0
 
 
 def _size(path: Path) -> int:
