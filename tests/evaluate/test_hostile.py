@@ -224,7 +224,7 @@ def test_conftest_and_fixture_tampering_via_diff(toy_tasks, tmp_path):
 def test_batch_contains_every_attack_and_carries_on(toy_tasks, tmp_path):
     task = toy_tasks.task("toy")
     preds = [
-        _pred("loop", "while True:\n    pass"),
+        _pred("loop", "import time\nwhile True:\n    time.sleep(1)"),  # never ends (a busy loop: the test above)
         _pred("exit", "import os\nos._exit(0)"),
         _pred("kill-parent", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nreturn None"),
         reference_prediction(task, task.implementation(1)),

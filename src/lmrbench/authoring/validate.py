@@ -36,7 +36,7 @@ class ValidateConfig(BaseModel):
         "child per job (evaluate/warm.py). Only our own code runs here, so sharing a sandbox is safe; 'False' "
         "gives every job its own cold sandbox, as model predictions get.",
     )
-    batch_size: int = Field(default=128, ge=1, description="At most this many jobs per warm batch (jobs of "
+    batch_size: int = Field(default=512, ge=1, description="At most this many jobs per warm batch (jobs of "
                             "several tasks share a batch: one interpreter start and one torch import per batch).")
     stop_early: bool = Field(
         default=True,
