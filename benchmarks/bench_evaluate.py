@@ -8,7 +8,11 @@ Harness overhead per evaluation = its wall time minus the tests' own time (the p
 runner measures it, or pytest's): workspace copy, sandbox or child start, interpreter start and imports (cold
 only), grading. The first evaluation of a template pays for starting it; it is counted.
 
-    python benchmarks/bench_evaluate.py [--workers 1 2] [--path template cold] [--executor local ray] [-t GLOB ...]
+`--kinds reference stub wrong` evaluates the stubs and hand-written wrong variants too (each as a model
+prediction, one sandbox each, every case run): the check that both paths give every one of them the same verdict.
+
+    python benchmarks/bench_evaluate.py [--workers 1 2] [--path template cold] [--executor local ray]
+                                        [--kinds reference stub wrong] [-t GLOB ...]
 """
 
 from __future__ import annotations
@@ -22,9 +26,10 @@ from pathlib import Path
 from lmrbench.evaluate.batch import evaluate_predictions
 from lmrbench.evaluate.executors import ExecutorConfig
 from lmrbench.evaluate.runner import EvalConfig
-from lmrbench.records import Evaluation
-from lmrbench.solvers.builtin import reference_prediction
+from lmrbench.records import Evaluation, Prediction
+from lmrbench.solvers.builtin import code_prediction, reference_prediction, stub_prediction
 from lmrbench.tasks.loader import load_tasks
+from lmrbench.tasks.schema import Implementation, Task
 
 
 def p90(values: list[float]) -> float:
@@ -41,22 +46,37 @@ def run(preds, tasks, path: str, workers: int, executor: str) -> tuple[float, li
         return time.perf_counter() - t0, evals
 
 
+def predictions(task: Task, impl: Implementation, kinds: list[str]) -> list[Prediction]:
+    """The reference, the stub and the wrong variants (as validation builds them) of one implementation."""
+    out = []
+    if "reference" in kinds:
+        out.append(reference_prediction(task, impl))
+    if "stub" in kinds:
+        out.append(stub_prediction(task, impl))
+    if "wrong" in kinds and impl.golden_file is not None:
+        golden = impl.golden_file.read_text(encoding="utf-8")
+        out += [code_prediction(impl, f"wrong:{p.stem}", p.read_text(encoding="utf-8"), fallback=golden)
+                for p in sorted(task.wrong_dir(impl.index).glob("*.py"))]
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--path", nargs="+", default=["template", "cold"], choices=["template", "cold"])
     parser.add_argument("--executor", nargs="+", default=["local"], choices=["local", "ray"])
+    parser.add_argument("--kinds", nargs="+", default=["reference"], choices=["reference", "stub", "wrong"])
     parser.add_argument("-t", "--task", action="append", default=None)
     args = parser.parse_args()
     tasks = load_tasks()
     impls = tasks.select(args.task)
-    preds = [reference_prediction(tasks.task(i.task_id), i) for i in impls]
-    print(f"{len(preds)} reference evaluations per run")
+    preds = [p for i in impls for p in predictions(tasks.task(i.task_id), i, args.kinds)]
+    print(f"{len(preds)} evaluations per run ({', '.join(args.kinds)})")
     verdicts: dict[str, dict[str, str]] = {}
     runs_wanted = [(x, w, p) for x in args.executor for w in args.workers for p in args.path]
     for executor, workers, path in runs_wanted:
         wall, evals = run(preds, tasks, path, workers, executor)
-        verdicts[f"{executor}/{path}/{workers}"] = {e.instance_id: e.status.value for e in evals}
+        verdicts[f"{executor}/{path}/{workers}"] = {f"{e.instance_id}|{e.model}": e.status.value for e in evals}
         overhead = [e.duration_s - e.tests_duration_s for e in evals]
         ran = sorted({e.run_path for e in evals})
         print(f"{executor:5s} {path:8s} workers={workers}: wall {wall:6.1f} s, {len(evals) / wall:5.2f} eval/s, "
