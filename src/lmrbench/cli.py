@@ -50,7 +50,7 @@ from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.report import strict_json
 from lmrbench.report.bundle import collect, write_all
 from lmrbench.rundir import RunDir
-from lmrbench.sandbox import IsolationError, IsolationLevel, LocalSandbox, SandboxConfig
+from lmrbench.sandbox import IsolationError, IsolationLevel, Kernels, LocalSandbox, SandboxConfig
 from lmrbench.solvers.agent import AgentLimits
 from lmrbench.solvers.prompt import PROMPT_VERSION, build_prompt
 from lmrbench.tasks.catalog import task_rows
@@ -235,6 +235,9 @@ def validate_cmd(
     min_kill: Annotated[float, typer.Option(help="Fail when a kill rate is below this (0-1).")] = 0.0,
     workers: WorkersOpt = 2,
     cold: Annotated[bool, typer.Option("--cold", help="One cold sandbox per job instead of warm batches.")] = False,
+    kernels: Annotated[Kernels, typer.Option(
+        help="CPU kernels in the sandbox: pinned (AVX2 on every x86-64 host that has it) | host | other-blas "
+        "(pinned, another BLAS summation order: proves the tolerances cover another host's BLAS).")] = "pinned",
     as_json: JsonOpt = False,
     env: EnvOpt = "task",
     hf_cache: HfCacheOpt = None,
@@ -248,7 +251,8 @@ def validate_cmd(
                          workers=workers, warm=not cold)
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=err, transient=True) as bar:
         job = bar.add_task("validating")
-        results = validate(impls, cfg, EvalConfig(sandbox=SandboxConfig(hf_cache=hf_cache, gpus=gpus)),
+        sandbox = SandboxConfig(hf_cache=hf_cache, gpus=gpus, kernels=kernels)
+        results = validate(impls, cfg, EvalConfig(sandbox=sandbox),
                            tick=lambda msg: bar.update(job, description=msg))
     if as_json:
         _emit_json([r.model_dump(mode="json") | {"ok": r.ok, "kill_rate": r.kill_rate} for r in results])

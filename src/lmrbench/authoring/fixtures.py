@@ -5,7 +5,6 @@ files, the reference's outputs (`tests/expected/<probe>.jsonl`, which never do).
 
 from __future__ import annotations
 
-import filecmp
 import json
 import shutil
 import sys
@@ -13,6 +12,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from lmrbench.authoring.fixture_compare import Same, compare_files
 from lmrbench.evaluate.apply import apply_prediction, make_workspace
 from lmrbench.evaluate.grading import grade_probe_data
 from lmrbench.evaluate.probes import expected_path, parse_probe_output, read_capped
@@ -32,13 +32,15 @@ class FixtureResult:
     detail: str
 
 
-def _differences(a: Path, b: Path) -> list[str]:
+def _differences(a: Path, b: Path) -> tuple[list[str], list[str]]:
+    """What differs between a new and an old fixture folder, and the files equal only up to float rounding."""
     names_a = {p.relative_to(a) for p in a.rglob("*") if p.is_file()}
     names_b = {p.relative_to(b) for p in b.rglob("*") if p.is_file()} if b.is_dir() else set()
     diffs = [f"only in new: {n}" for n in sorted(names_a - names_b)]
     diffs += [f"only in old: {n}" for n in sorted(names_b - names_a)]
-    diffs += [f"differs: {n}" for n in sorted(names_a & names_b) if not filecmp.cmp(a / n, b / n, shallow=False)]
-    return diffs
+    same = {n: compare_files(a / n, b / n) for n in sorted(names_a & names_b)}
+    diffs += [f"differs: {n}" for n, s in same.items() if s is Same.NO]
+    return diffs, [str(n) for n, s in same.items() if s is Same.ROUNDING]
 
 
 def canonical_outputs(data: bytes) -> bytes:
@@ -131,9 +133,12 @@ def _input_fixtures(task: Task, check: bool, sandbox_config: SandboxConfig | Non
         if res.exit_code != 0 or not out.is_dir():
             tail = log.read_text(errors="replace")[-1500:]
             return FixtureResult(task.task_id, False, f"make_fixtures.py failed (exit {res.exit_code}):\n{tail}")
-        diffs = _differences(out, target)
+        diffs, rounding = _differences(out, target)
         if check:
-            return FixtureResult(task.task_id, not diffs, "up to date" if not diffs else "; ".join(diffs[:5]))
+            if diffs:
+                return FixtureResult(task.task_id, False, "; ".join(diffs[:5]))
+            note = f" ({', '.join(rounding)} equal up to float rounding)" if rounding else ""
+            return FixtureResult(task.task_id, True, "up to date" + note)
         if target.exists():
             shutil.rmtree(target)
         shutil.copytree(out, target)

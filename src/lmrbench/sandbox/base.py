@@ -20,6 +20,9 @@ LimitHit = Literal["memory", "workspace", "processes"]
 IsolationLevel = Literal["best", "full"]
 
 
+Kernels = Literal["pinned", "host", "other-blas"]
+
+
 class SandboxConfig(BaseModel):
     """Limits and isolation of the local sandbox."""
 
@@ -68,6 +71,14 @@ class SandboxConfig(BaseModel):
                                   "hub/ folder), shown read-only inside the sandbox, with HF_HUB_OFFLINE=1.")
     gpus: bool = Field(default=False, description="Expose the NVIDIA device nodes (/dev/nvidia*) and lift the "
                        "address-space limit, which CUDA's large virtual reservations would break.")
+    kernels: Kernels = Field(
+        default="pinned",
+        description="CPU kernels of torch, numpy and OpenBLAS inside the sandbox. 'pinned': the AVX2 set on every "
+        "x86-64 host that has it, so AVX2 and AVX-512 hosts compute the same bits (sandbox/numerics.py); 'host': "
+        "whatever the libraries pick here; 'other-blas': pinned, but MKL's compatibility branch and OpenBLAS's "
+        "oldest kernels sum matrix products in another order, as another host's BLAS may (proves tolerances "
+        "cover it).",
+    )
 
 
 class Isolation(BaseModel):

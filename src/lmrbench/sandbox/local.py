@@ -30,6 +30,7 @@ from typing import BinaryIO
 
 from lmrbench.sandbox import cgroups
 from lmrbench.sandbox.base import ExecResult, Isolation, IsolationError, LimitHit, SandboxConfig
+from lmrbench.sandbox.numerics import kernels_env
 from lmrbench.sandbox.uids import lease_uid
 from lmrbench.sandbox.view import view_args
 from lmrbench.sandbox.watchdog import Watchdog
@@ -198,6 +199,7 @@ class LocalSandbox:
             PYTHONDONTWRITEBYTECODE="1",
             PYTHONNOUSERSITE="1",
         )
+        env.update(kernels_env(self.config.kernels))
         env.update(self._model_env())
         env.update(extra or {})
         return env

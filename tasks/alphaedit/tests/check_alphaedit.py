@@ -59,7 +59,7 @@ def covariance_is_k0_k0t(out, ref):
     equal(out["cov_dtype"], "torch.float32" if key.startswith("f32") else "torch.float64", what="dtype")
     equal(out["shape"].tolist(), [128, 128], what="shape (d_mlp, d_mlp)")
     # the keys of every real token, read with the repository's hook (sketched identically)
-    close(out[key], ref["hooked_cov"], **tol, what="K0 K0^T over the real tokens")
+    close(out[key], ref[key.replace(".cov", ".hooked")], **tol, what="K0 K0^T over the real tokens")
 
 
 @check("covariance_ignores_padding")

@@ -110,7 +110,7 @@ def covariance_matches_reference(param):
     model, data = pretrained(DTYPES[dtype]), corpus(CORPUS[i])
     cov = preserved_key_covariance(model, layer, data, batch_size)
     return {f"{tag(DTYPES[dtype])}.cov": sym_sketch(cov), "cov_dtype": str(cov.dtype), "shape": torch.tensor(list(cov.shape)),
-            "hooked_cov": sym_sketch(preserved_cov(model, layer, data))}
+            f"{tag(DTYPES[dtype])}.hooked": sym_sketch(preserved_cov(model, layer, data))}
 
 
 @case(**F64)

@@ -212,7 +212,8 @@ def finds_planted_activations_in_synthetic_states():
     return records(find_massive_activations(h, abs_threshold=100.0, ratio_threshold=1000.0))
 
 
-@case(**RECORDS)
+# the hidden states come from a float32 model: its matrix products differ in the last bits between hosts' BLAS
+@case(**{**RECORDS, "outputs": {**RECORDS["outputs"], "*ratio": {"rtol": 1e-6}}})
 def finds_planted_activations_in_tiny_lm():
     torch.manual_seed(0)
     cfg = TinyLMConfig(massive_dims=(3, 11), massive_value=3000.0, massive_start=1, massive_end=4)
