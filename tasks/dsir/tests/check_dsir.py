@@ -99,7 +99,7 @@ def featurize_hand_values(out, ref):
 
 @check("featurize_empty_list")
 def featurize_empty(out, ref):
-    equal(list(out["shape"]), [0, 5], what="no texts: a (0, m) array")
+    equal(out["shape"].tolist(), [0, 5], what="no texts: a (0, m) array")
 
 
 # ---------------------------------------------------------------- fit

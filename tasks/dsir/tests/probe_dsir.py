@@ -38,14 +38,14 @@ def featurize_matches_reference(i):
     c = CASES["featurize"][i]
     cfg = DSIRConfig(num_buckets=c["num_buckets"], ngram_orders=tuple(c["ngram_orders"]))
     out = featurize(c["texts"], cfg)
-    return {"case": i, "counts": np.asarray(out).astype(np.int64), "shape": list(np.shape(out)),
+    return {"case": i, "counts": np.asarray(out).astype(np.int64), "shape": np.asarray(np.shape(out), dtype=np.int64),
             "integer": bool(np.issubdtype(np.asarray(out).dtype, np.integer))}
 
 
 @case(compare="exact", dtype=False)
 def featurize_empty_list():
     out = featurize([], DSIRConfig(num_buckets=5))
-    return {"shape": list(np.shape(out))}
+    return {"shape": np.asarray(np.shape(out), dtype=np.int64)}
 
 
 # ---------------------------------------------------------------- fit_feature_distribution
