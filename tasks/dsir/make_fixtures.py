@@ -45,6 +45,8 @@ def main(out: Path) -> None:
     cases["fit"] = [{"counts": counts(rng, n, m, d), "m": m, "smoothing": s}
                     for n, m, d, s in [(5, 8, 0.6, 1.0), (1, 12, 0.5, 0.0), (30, 40, 0.3, 0.5), (3, 6, 0.2, 2.0),
                                        (0, 9, 0.5, 1.0), (4, 200, 0.05, 1e-3), (12, 25, 1.0, 0.0)]]
+    # a single n-gram and no smoothing; no examples and a small pseudocount (normalisers 1 and 0.009)
+    cases["fit"] += [{"counts": [[0, 1, 0]], "m": 3, "smoothing": 0.0}, {"counts": [], "m": 9, "smoothing": 1e-3}]
     # importance weights: (n, m, density)
     cases["weights"] = [{"counts": counts(rng, n, m, d), "target": dist(rng, m), "raw": dist(rng, m)}
                         for n, m, d in [(6, 10, 0.5), (1, 4, 1.0), (25, 60, 0.2), (8, 300, 0.03)]]
