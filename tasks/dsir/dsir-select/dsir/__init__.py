@@ -1,0 +1,1 @@
+"""dsir: data selection with importance resampling on hashed n-gram features."""

@@ -1,0 +1,12 @@
+# wrong: the two models fitted without the configuration's pseudocount (smoothing only where a count is zero)
+def dsir_select(raw_texts, target_texts, k, config, rng):
+    raw_counts = featurize(raw_texts, config)
+    target_counts = featurize(target_texts, config)
+    tot_t = target_counts.sum(axis=0).astype(np.float64)
+    tot_r = raw_counts.sum(axis=0).astype(np.float64)
+    target_dist = np.where(tot_t > 0, tot_t, config.smoothing)
+    raw_dist = np.where(tot_r > 0, tot_r, config.smoothing)
+    target_dist, raw_dist = target_dist / target_dist.sum(), raw_dist / raw_dist.sum()
+    log_weights = importance_log_weights(raw_counts, target_dist, raw_dist)
+    indices = resample(log_weights, k, rng, resample=config.resample)
+    return Selection(indices, log_weights, target_dist, raw_dist)
