@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 from lmrbench.checks import matches
-from lmrbench.evaluate.probes import parse_probe_output, task_checks
+from lmrbench.evaluate.probes import ProbeData, parse_probe_output, task_checks
 from lmrbench.tasks.problems import Problem
 from lmrbench.tasks.schema import Implementation, Task
 
@@ -71,13 +71,46 @@ def lint_probe_files(task: Task, impl: Implementation) -> list[Problem]:
         out.append(Problem(task.task_id, impl.index, "no-expected-outputs",
                            f"no tests/expected/{stem}.jsonl (run `lmrbench tasks fixtures -t {task.task_id}`)"))
         return out
-    return out + _idle_checks(task, impl, expected)
+    data = parse_probe_output(expected.read_bytes())
+    return out + _idle_checks(task, impl, data) + _accidental_raises(task, impl, data)
 
 
-def _idle_checks(task: Task, impl: Implementation, expected: Path) -> list[Problem]:
+def _idle_checks(task: Task, impl: Implementation, data: ProbeData) -> list[Problem]:
     """A check whose pattern matches no case never runs: it would look like a proof and prove nothing."""
     assert task.tests_dir is not None
-    cases = list(parse_probe_output(expected.read_bytes()).cases)
+    cases = list(data.cases)
     rel = str(Path(impl.unit_test_file).relative_to(task.tests_dir.relative_to(task.root)))
     return [Problem(task.task_id, impl.index, "check-matches-nothing", f"check pattern '{pattern}' matches no case")
             for pattern in task_checks(task.tests_dir, rel).patterns() if not any(matches(c, pattern) for c in cases)]
+
+
+def _raised_names(path: Path) -> set[str]:
+    """Exception class names a file raises explicitly (`raise X(...)`, `raise X`)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if isinstance(exc, ast.Name):
+                names.add(exc.id)
+            elif isinstance(exc, ast.Attribute):
+                names.add(exc.attr)
+    return names
+
+
+def _accidental_raises(task: Task, impl: Implementation, data: ProbeData) -> list[Problem]:
+    """A reference case that raised an exception nothing of ours raises on purpose is most likely a probe that
+    crashed; its expected outcome would then be that crash, which every candidate reproduces."""
+    raised = {c.raised[0] for c in data.cases.values() if c.status == "raised" and c.raised}
+    if not raised:
+        return []
+    assert task.tests_dir is not None and impl.golden_file is not None
+    sources = [impl.golden_file, *task.repo_dir.rglob("*.py"), *_sandbox_py_files(task)]
+    deliberate = set().union(*(_raised_names(p) for p in sources))
+    return [Problem(task.task_id, impl.index, "accidental-raise",
+                    f"case '{c.name}' of the reference raised {c.raised[0]}, which neither the reference, the "
+                    "repository nor the probe raises explicitly: a crashed case?")
+            for c in data.cases.values() if c.status == "raised" and c.raised and c.raised[0] not in deliberate]
