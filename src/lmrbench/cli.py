@@ -238,6 +238,7 @@ def validate_cmd(
     kernels: Annotated[Kernels, typer.Option(
         help="CPU kernels in the sandbox: pinned (AVX2 on every x86-64 host that has it) | host | other-blas "
         "(pinned, another BLAS summation order: proves the tolerances cover another host's BLAS).")] = "pinned",
+    reasons: Annotated[bool, typer.Option("--reasons", help="Also print why each wrong variant failed.")] = False,
     as_json: JsonOpt = False,
     env: EnvOpt = "task",
     hf_cache: HfCacheOpt = None,
@@ -271,6 +272,8 @@ def validate_cmd(
                 out.print(f"[red]{r.instance_id} reference failed:[/red] {reason}", highlight=False)
             for w in r.wrong_survivors:
                 out.print(f"[red]{r.instance_id} wrong variant passed:[/red] {w}", highlight=False)
+            for w, why in r.wrong_reasons.items() if reasons else ():
+                out.print(f"{r.instance_id} wrong variant {w} failed: {why}", highlight=False)
             for s in r.mutant_survivors:
                 out.print(f"{r.instance_id} surviving mutant {s.mutant_id}: {s.description}", highlight=False)
     low = [r for r in results if r.kill_rate is not None and r.kill_rate < min_kill]

@@ -11,6 +11,9 @@ def test_validate_toy_task_with_mutants(toy_tasks):
     assert (res.wrong_caught, res.wrong_total) == (len(WRONG), len(WRONG))
     assert res.mutants_total >= 3 and res.kill_rate is not None and res.kill_rate > 0.5
     assert res.ok and res.tests == 3
+    # why each wrong variant failed: its first failing case (the toy task's tests are pytest functions)
+    assert set(res.wrong_reasons) == {name.removesuffix(".py") for name in WRONG}
+    assert all("did not pass" in why or "failed" in why for why in res.wrong_reasons.values()), res.wrong_reasons
 
 
 def test_a_wrong_variant_that_passes_is_reported(toy_tasks):
@@ -20,3 +23,4 @@ def test_a_wrong_variant_that_passes_is_reported(toy_tasks):
     )
     [res] = validate([(task, task.implementation(1))], ValidateConfig(repeat=1, workers=2))
     assert res.wrong_survivors == ["actually_right"] and not res.ok
+    assert "actually_right" not in res.wrong_reasons

@@ -61,6 +61,9 @@ class ImplementationValidation(BaseModel):
     wrong_caught: int = 0
     wrong_total: int = 0
     wrong_survivors: list[str] = Field(default_factory=list)
+    wrong_reasons: dict[str, str] = Field(
+        default_factory=dict, description="Why each caught wrong variant failed (its first failing case, or its "
+        "status): a variant must fail on the cases aimed at its mistake, not through a crash.")
     mutants_killed: int = 0
     mutants_total: int = 0
     mutant_survivors: list[Survivor] = Field(default_factory=list)
@@ -180,6 +183,8 @@ def _summarise(impl: Implementation, jobs: list[_Job]) -> ImplementationValidati
         wrong_caught=sum(1 for j in wrong if j.result and not j.result.passed),
         wrong_total=len(wrong),
         wrong_survivors=[j.label for j in wrong if j.result and j.result.passed],
+        wrong_reasons={j.label: j.result.reason or j.result.status.value for j in wrong
+                       if j.result and not j.result.passed},
         mutants_killed=sum(1 for j in muts if j.result and not j.result.passed),
         mutants_total=len(muts),
         mutant_survivors=[Survivor(mutant_id=j.label, description=j.pred.meta.description)
