@@ -69,7 +69,7 @@ def mntp_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         labels: (B, T) int64 from `mask_tokens` (at least one entry differs from IGNORE_INDEX).
 
     Returns:
-        Scalar loss, dtype of logits.
+        Scalar loss, computed in the dtype of logits (float32 or float64; no up- or down-cast).
     """
     pred = logits[:, :-1].reshape(-1, logits.shape[-1])
     target = labels[:, 1:].reshape(-1)
@@ -85,7 +85,7 @@ def pool(hidden: torch.Tensor, attention_mask: torch.Tensor, mode: str = "mean")
         mode: "mean", "weighted_mean" or "eos".
 
     Returns:
-        (B, d), dtype of hidden.
+        (B, d), computed in the dtype of hidden (float32 or float64; no up- or down-cast).
 
     Raises:
         ValueError: for an unknown mode.
@@ -113,7 +113,7 @@ def simcse_loss(z1: torch.Tensor, z2: torch.Tensor, temperature: float) -> torch
         temperature: the temperature tau.
 
     Returns:
-        Scalar loss, dtype of z1.
+        Scalar loss, computed in the dtype of z1 (float32 or float64; no up- or down-cast).
     """
     sim = F.normalize(z1, dim=-1) @ F.normalize(z2, dim=-1).T / temperature      # (B, B)
     return F.cross_entropy(sim, torch.arange(z1.shape[0], device=z1.device))

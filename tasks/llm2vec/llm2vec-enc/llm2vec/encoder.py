@@ -59,7 +59,7 @@ def mntp_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         labels: (B, T) int64 from `mask_tokens` (at least one entry differs from IGNORE_INDEX).
 
     Returns:
-        Scalar loss, dtype of logits.
+        Scalar loss, computed in the dtype of logits (float32 or float64; no up- or down-cast).
     """
     # TODO: implement (see the method description).
     raise NotImplementedError
@@ -74,7 +74,7 @@ def pool(hidden: torch.Tensor, attention_mask: torch.Tensor, mode: str = "mean")
         mode: "mean", "weighted_mean" or "eos".
 
     Returns:
-        (B, d), dtype of hidden.
+        (B, d), computed in the dtype of hidden (float32 or float64; no up- or down-cast).
 
     Raises:
         ValueError: for an unknown mode.
@@ -92,7 +92,7 @@ def simcse_loss(z1: torch.Tensor, z2: torch.Tensor, temperature: float) -> torch
         temperature: the temperature tau.
 
     Returns:
-        Scalar loss, dtype of z1.
+        Scalar loss, computed in the dtype of z1 (float32 or float64; no up- or down-cast).
     """
     # TODO: implement (see the method description).
     raise NotImplementedError
