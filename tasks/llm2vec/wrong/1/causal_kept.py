@@ -1,0 +1,8 @@
+# WRONG: keeps the causal mask in bidirectional mode (Eq. (2) not applied)
+def build_attention_mask(attention_mask: torch.Tensor, bidirectional: bool) -> torch.Tensor:
+    if attention_mask.ndim != 2:
+        raise ValueError(f"attention_mask must be (B, T), got {tuple(attention_mask.shape)}")
+    b, t = attention_mask.shape
+    keys = attention_mask.bool()[:, None, None, :]
+    causal = torch.ones(t, t, dtype=torch.bool, device=attention_mask.device).tril()
+    return keys & causal
