@@ -79,8 +79,10 @@ def system(g: torch.Generator, vocab: int, n_docs: int, doc_len: int) -> dict:
 
 def replug_cases(g: torch.Generator) -> list[dict]:
     cases = []
-    for vocab, n_docs, doc_len, b, tx, k in ((11, 12, 5, 3, 4, 4), (9, 6, 3, 2, 2, 1), (11, 9, 4, 4, 3, 9)):
-        cases.append({**system(g, vocab, n_docs, doc_len), "x": tokens(g, vocab, b, tx), "k": k})
+    for vocab, n_docs, doc_len, b, tx, ty, k in ((11, 12, 5, 3, 4, 3, 4), (9, 6, 3, 2, 2, 1, 1), (11, 9, 4, 4, 3, 2, 9),
+                                                 (13, 10, 4, 2, 1, 4, 3)):
+        cases.append({**system(g, vocab, n_docs, doc_len), "x": tokens(g, vocab, b, tx),
+                      "y": tokens(g, vocab, b, ty), "k": k})
     return cases
 
 

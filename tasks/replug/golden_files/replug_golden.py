@@ -64,6 +64,24 @@ class ReplugLM:
         scores, ids = self.index.search(self.retriever(x), self.cfg.k)
         return ensemble_next_token_logprobs(self.lm, x, self.corpus.gather(ids), scores)
 
+    @torch.no_grad()
+    def continuation_logprob(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """log p(y | x) of whole continuations under REPLUG.
+
+        Args:
+            x: (B, Tx) long inputs.
+            y: (B, Ty) long continuations, Ty >= 1.
+        Returns:
+            (B,) in the LM's dtype.
+        """
+        scores, ids = self.index.search(self.retriever(x), self.cfg.k)
+        docs = self.corpus.gather(ids)
+        per_token = []
+        for t in range(y.shape[1]):
+            logp = ensemble_next_token_logprobs(self.lm, torch.cat([x, y[:, :t]], dim=1), docs, scores)
+            per_token.append(logp.gather(-1, y[:, t:t + 1]).squeeze(-1))
+        return torch.stack(per_token, dim=1).sum(dim=1)
+
 
 class LSRTrainer:
     """Trains the retriever with LM supervision; the LM stays frozen."""

@@ -85,6 +85,15 @@ def replug_lm_is_top_k(out, ref):
     equal(out["refreshes"], 1, what="inference does not re-encode the corpus")
 
 
+@check("replug_continuation_matches_reference[*]")
+def continuation_is_per_token_eq3(out, ref):
+    # Section 3.2: Eq. (3) for each token of y (same documents and weights), log of the product over tokens
+    w = np.exp(log_softmax(ref["scores"]))
+    want = np.log((w[..., None] * np.exp(ref["per_token"])).sum(1)).sum(-1)
+    close(out["logprob"], want, **F64, what="product of per-token ensembles")
+    equal(out["refreshes"], 1, what="inference does not re-encode the corpus")
+
+
 # ---------------------------------------------------------------- LSRTrainer
 
 

@@ -143,6 +143,22 @@ def replug_lm_matches_reference(i):
             "refreshes": index.refreshes}
 
 
+@case(params=range(len(REPLUG)), **TOL64)
+def replug_continuation_matches_reference(i):
+    c = REPLUG[i]
+    lm, retriever, corpus, index = system(c)
+    model = ReplugLM(lm, retriever, index, corpus, ReplugConfig(k=c["k"]))
+    x, y = c["x"], c["y"]
+    out = model.continuation_logprob(x, y)
+    with torch.no_grad():
+        scores, ids = index.search(retriever(x), c["k"])
+        # per_token[b, j, t] = log p_LM(y_t | d_j o x o y_<t)
+        per_token = torch.stack([torch.stack([
+            next_token_logprobs(lm, torch.cat([corpus.docs[ids[:, j]], x, y[:, :t]], dim=1)).gather(
+                -1, y[:, t:t + 1]).squeeze(-1) for t in range(y.shape[1])], 1) for j in range(c["k"])], 1)
+    return {"logprob": f64(out), "per_token": per_token, "scores": f64(scores), "refreshes": index.refreshes}
+
+
 # ---------------------------------------------------------------- LSRTrainer
 
 

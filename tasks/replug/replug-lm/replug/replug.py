@@ -57,6 +57,19 @@ class ReplugLM:
         # TODO: implement (see the method description).
         raise NotImplementedError
 
+    @torch.no_grad()
+    def continuation_logprob(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """log p(y | x) of whole continuations under REPLUG.
+
+        Args:
+            x: (B, Tx) long inputs.
+            y: (B, Ty) long continuations, Ty >= 1.
+        Returns:
+            (B,) in the LM's dtype.
+        """
+        # TODO: implement (see the method description).
+        raise NotImplementedError
+
 
 class LSRTrainer:
     """Trains the retriever with LM supervision; the LM stays frozen."""
