@@ -1,0 +1,1 @@
+"""REPLUG: a frozen language model augmented with a dense retriever (toy-scale)."""

@@ -1,0 +1,10 @@
+# WRONG: mixes log-probabilities (weighted sum of log p) instead of probabilities (Eq. (3)), then renormalises
+def ensemble_next_token_logprobs(lm: nn.Module, x: torch.Tensor, docs: torch.Tensor,
+                                 scores: torch.Tensor) -> torch.Tensor:
+    b, k, td = docs.shape
+    if x.shape[0] != b or scores.shape != (b, k):
+        raise ValueError("x, docs and scores must agree in batch size and k")
+    contexts = torch.cat([docs, x.unsqueeze(1).expand(b, k, x.shape[1])], dim=2)
+    logp = next_token_logprobs(lm, contexts.reshape(b * k, -1)).reshape(b, k, -1)
+    w = torch.softmax(scores.to(logp.dtype), dim=-1)
+    return torch.log_softmax((w.unsqueeze(-1) * logp).sum(1), dim=-1)

@@ -1,0 +1,6 @@
+# WRONG: the retrieval likelihood ignores the temperature gamma (softmax of s instead of s / gamma, Eq. (4))
+def lsr_loss(retrieval_scores: torch.Tensor, lm_logprobs: torch.Tensor, gamma: float,
+             beta: float) -> torch.Tensor:
+    log_p_r = torch.log_softmax(retrieval_scores, dim=-1)
+    log_q = torch.log_softmax(lm_logprobs.detach().exp() / beta, dim=-1)
+    return (log_p_r.exp() * (log_p_r - log_q)).sum(dim=-1).mean()
