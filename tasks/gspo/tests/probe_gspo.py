@@ -260,7 +260,7 @@ def policy_loss_on_rollouts(loss_type):
         logprobs = trainer.policy_logprobs(batch).detach().requires_grad_(True)
         loss = policy_loss(logprobs, batch, advantages, cfg)
         (grad,) = torch.autograd.grad(loss, logprobs)
-        return {"loss": loss, "grad": grad, "logprobs": f64(logprobs), "old_logprobs": f64(batch.old_logprobs),
+        return {"loss_type": loss_type, "loss": loss, "grad": grad, "logprobs": f64(logprobs), "old_logprobs": f64(batch.old_logprobs),
                 "advantages": advantages, "mask": batch.response_mask()}
     return with_default(torch.float64, run)
 
