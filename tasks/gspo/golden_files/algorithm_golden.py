@@ -119,6 +119,34 @@ def gspo_loss(
     return -torch.minimum(ratio * advantages, clipped * advantages).mean()
 
 
+def clip_fraction(
+    logprobs: torch.Tensor,
+    old_logprobs: torch.Tensor,
+    advantages: torch.Tensor,
+    mask: torch.Tensor,
+    eps_low: float,
+    eps_high: float,
+) -> torch.Tensor:
+    """The fraction of the batch's tokens that GSPO clips.
+
+    Args:
+        logprobs, old_logprobs, advantages, mask, eps_low, eps_high: as for `gspo_loss`.
+
+    Returns:
+        A scalar tensor of logprobs' dtype, in [0, 1].
+
+    Raises:
+        ValueError: as `gspo_loss`.
+    """
+    _check_layout(logprobs, old_logprobs, mask)
+    if advantages.shape != logprobs.shape[:-1]:
+        raise ValueError(f"advantages must be {tuple(logprobs.shape[:-1])}, got {tuple(advantages.shape)}")
+    ratio = torch.exp(sequence_log_ratio(logprobs.detach(), old_logprobs, mask))
+    clipped = ((advantages > 0) & (ratio > 1.0 + eps_high)) | ((advantages < 0) & (ratio < 1.0 - eps_low))
+    lengths = mask.sum(dim=-1)
+    return (lengths * clipped).sum().to(logprobs.dtype) / lengths.sum().to(logprobs.dtype)
+
+
 def gspo_token_loss(
     logprobs: torch.Tensor,
     old_logprobs: torch.Tensor,

@@ -31,7 +31,7 @@ def train(cfg: GSPOConfig, steps: int, log: bool = True) -> list[StepStats]:
         history.append(stats)
         if log:
             print(f"step {step}: loss {sum(stats.losses) / len(stats.losses):+.5f} acc {stats.accuracy:.3f} "
-                  f"reward {stats.mean_reward:.3f} len {stats.mean_length:.2f}")
+                  f"reward {stats.mean_reward:.3f} len {stats.mean_length:.2f} clipped {stats.clip_fraction:.3f}")
     return history
 
 

@@ -174,6 +174,28 @@ def loss_ignores_padding(out, ref):
     equal(bool(np.all(out["base.grad"][~ref["mask"]] == 0)), True, what="no gradient on padding")
 
 
+@check("clip_fraction_matches_reference[*]")
+def clip_fraction_counts_clipped_tokens(out, ref):
+    mask, adv = ref["mask"], ref["advantages"]
+    s = np.exp(eq8_log(ref["logprobs"], ref["old_logprobs"], mask))
+    # Section 5.2: the share of all response tokens excluded from the gradient by clipping; a response is excluded
+    # when its ratio has left the band in the direction its advantage pushes (Section 4.1)
+    clipped = ((adv > 0) & (s > 1 + ref["eps_high"])) | ((adv < 0) & (s < 1 - ref["eps_low"]))
+    lengths = mask.sum(-1)
+    key = key_of(out, ".fraction")
+    close(np.float64(out[key]), (lengths * clipped).sum() / lengths.sum(), **tol_of(key), what="clipped tokens")
+
+
+@check("clip_fraction_hand_values")
+def clip_fraction_hand_values(out, ref):
+    # loss_hand_values: q1 y1 (2 tokens) and q1 y2 (1 token) are clipped, q2 y1 and q2 y2 (2 tokens each) are
+    # not: 3 of 7 tokens. Flipped advantages: q1 y1 (s = 1.1 > 1.05, A = -1) and q1 y2 (s = 0.25 < 0.8, A = 1)
+    # are no longer clipped; q2 y1 (s = 1.1, A = 0.5) is; q2 y2 (s = 0.9) is inside the band: 2 of 7.
+    close(np.float64(out["fraction"]), 3 / 7, **F64, what="hand-computed fraction")
+    close(np.float64(out["flipped"]), 2 / 7, **F64, what="hand-computed fraction, advantages flipped")
+    close(np.float64(out["on_policy"]), 0.0, rtol=0, atol=0, what="nothing clipped at ratio 1")
+
+
 # ---------------------------------------------------------------- gspo_token_loss
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 
-from gspo.algorithm import (gspo_loss, gspo_token_loss, group_advantages, optimise_on_batch, policy_loss,
+from gspo.algorithm import (clip_fraction, gspo_loss, gspo_token_loss, group_advantages, optimise_on_batch, policy_loss,
                             sequence_log_ratio)
 from gspo.config import GSPOConfig
 from lmrbench_probe import case
@@ -190,6 +190,39 @@ def loss_rejects(kind):
     if kind == "advantages":
         return {"result": gspo_loss(x, x, torch.zeros(2, 3, 4), torch.ones(2, 3, 4, dtype=torch.bool), 0.2, 0.2)}
     return {"result": gspo_loss(x, x, torch.zeros(2, 3), torch.ones(2, 3, 5, dtype=torch.bool), 0.2, 0.2)}
+
+
+# ---------------------------------------------------------------- clip_fraction (advantages never 0 here)
+
+
+@case(params=range(len(LOSS)), ids=[loss_id(LOSS, i) for i in range(len(LOSS))], **F64, outputs=TOL32)
+def clip_fraction_matches_reference(i):
+    c = LOSS[i]
+    logprobs = c["logprobs"].clone().requires_grad_(True)
+    out = clip_fraction(logprobs, c["old_logprobs"].clone(), c["advantages"].clone(), c["mask"].clone(),
+                        c["eps_low"], c["eps_high"])
+    p = tag(c["logprobs"].dtype)
+    return {f"{p}.fraction": out.detach(), "logprobs": f64(c["logprobs"]), "old_logprobs": f64(c["old_logprobs"]),
+            "advantages": f64(c["advantages"]), "mask": c["mask"], "eps_low": c["eps_low"], "eps_high": c["eps_high"]}
+
+
+@case(**F64)
+def clip_fraction_hand_values():
+    # the batch of loss_hand_values (see check_gspo.py), and the same with every advantage's sign flipped
+    ratio = torch.tensor([[[1.21, 1.0], [0.25, 0.9]], [[1.21, 1.0], [0.81, 1.0]]], dtype=torch.float64)
+    mask = torch.tensor([[[True, True], [True, False]], [[True, True], [True, True]]])
+    adv = torch.tensor([[1.0, -1.0], [-0.5, 0.5]], dtype=torch.float64)
+    old = torch.tensor([[[-1.0, -2.0], [-0.5, -3.0]], [[-1.5, -0.2], [-2.5, -0.7]]], dtype=torch.float64)
+    new = old + torch.log(ratio)
+    return {"fraction": clip_fraction(new, old, adv, mask, 0.2, 0.05),
+            "flipped": clip_fraction(new, old, -adv, mask, 0.2, 0.05),
+            "on_policy": clip_fraction(old, old, adv, mask, 3e-4, 4e-4)}
+
+
+@case
+def clip_fraction_rejects_token_advantages():
+    x = torch.zeros(2, 3, 4)
+    return {"result": clip_fraction(x, x, torch.ones(2, 3, 4), torch.ones(2, 3, 4, dtype=torch.bool), 0.2, 0.2)}
 
 
 # ---------------------------------------------------------------- gspo_token_loss

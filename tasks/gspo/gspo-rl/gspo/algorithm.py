@@ -111,6 +111,29 @@ def gspo_loss(
     raise NotImplementedError
 
 
+def clip_fraction(
+    logprobs: torch.Tensor,
+    old_logprobs: torch.Tensor,
+    advantages: torch.Tensor,
+    mask: torch.Tensor,
+    eps_low: float,
+    eps_high: float,
+) -> torch.Tensor:
+    """The fraction of the batch's tokens that GSPO clips.
+
+    Args:
+        logprobs, old_logprobs, advantages, mask, eps_low, eps_high: as for `gspo_loss`.
+
+    Returns:
+        A scalar tensor of logprobs' dtype, in [0, 1].
+
+    Raises:
+        ValueError: as `gspo_loss`.
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
 def gspo_token_loss(
     logprobs: torch.Tensor,
     old_logprobs: torch.Tensor,

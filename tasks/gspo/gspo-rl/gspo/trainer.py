@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import torch
 
-from gspo.algorithm import optimise_on_batch
+from gspo.algorithm import clip_fraction, group_advantages, optimise_on_batch
 from gspo.config import GSPOConfig
 from gspo.data import ModularSumTask, is_equivalent, outcome_reward
 from gspo.policy import TinyPolicy
@@ -20,6 +20,7 @@ class StepStats:
     accuracy: float  # share of correct responses in the rollout batch
     mean_reward: float
     mean_length: float
+    clip_fraction: float  # share of the batch's tokens that GSPO's clipping excludes, under the updated policy
 
 
 class GSPOTrainer:
@@ -61,10 +62,16 @@ class GSPOTrainer:
     def step(self) -> StepStats:
         """Sample a rollout batch, then update the policy on it."""
         batch = self.sample_rollouts()
-        losses = optimise_on_batch(batch, self.policy_logprobs, self.optimizer, self.config)
+        cfg = self.config
+        losses = optimise_on_batch(batch, self.policy_logprobs, self.optimizer, cfg)
+        with torch.no_grad():
+            advantages = group_advantages(batch.rewards, cfg.adv_eps, cfg.adv_unbiased_std)
+            clipped = clip_fraction(self.policy_logprobs(batch), batch.old_logprobs, advantages,
+                                    batch.response_mask(), cfg.clip_eps_low, cfg.clip_eps_high)
         return StepStats(
             losses=losses,
             accuracy=batch.correct.float().mean().item(),
             mean_reward=batch.rewards.mean().item(),
             mean_length=batch.lengths.float().mean().item(),
+            clip_fraction=clipped.item(),
         )
