@@ -111,9 +111,8 @@ def gspo_loss(
     Raises:
         ValueError: if the shapes of logprobs, old_logprobs and mask differ, or advantages is not (N, G).
     """
-    _check_layout(logprobs, old_logprobs, mask)
     if advantages.shape != logprobs.shape[:-1]:
-        raise ValueError(f"advantages must be {tuple(logprobs.shape[:-1])}, got {tuple(advantages.shape)}")
+        raise ValueError("advantages must hold one value per response")
     ratio = torch.exp(sequence_log_ratio(logprobs, old_logprobs, mask))
     clipped = ratio.clamp(1.0 - eps_low, 1.0 + eps_high)
     return -torch.minimum(ratio * advantages, clipped * advantages).mean()
@@ -138,11 +137,10 @@ def clip_fraction(
     Raises:
         ValueError: as `gspo_loss`.
     """
-    _check_layout(logprobs, old_logprobs, mask)
     if advantages.shape != logprobs.shape[:-1]:
-        raise ValueError(f"advantages must be {tuple(logprobs.shape[:-1])}, got {tuple(advantages.shape)}")
+        raise ValueError("advantages must hold one value per response")
     ratio = torch.exp(sequence_log_ratio(logprobs.detach(), old_logprobs, mask))
-    clipped = ((advantages > 0) & (ratio > 1.0 + eps_high)) | ((advantages < 0) & (ratio < 1.0 - eps_low))
+    clipped = ratio.clamp(1.0 - eps_low, 1.0 + eps_high) * advantages < ratio * advantages
     lengths = mask.sum(dim=-1)
     return (lengths * clipped).sum().to(logprobs.dtype) / lengths.sum().to(logprobs.dtype)
 
@@ -170,9 +168,8 @@ def gspo_token_loss(
     Raises:
         ValueError: if the shapes of logprobs, old_logprobs, advantages and mask differ.
     """
-    _check_layout(logprobs, old_logprobs, mask)
     if advantages.shape != logprobs.shape:
-        raise ValueError(f"advantages must be {tuple(logprobs.shape)}, got {tuple(advantages.shape)}")
+        raise ValueError("advantages must hold one value per token")
     log_s = sequence_log_ratio(logprobs, old_logprobs, mask).detach()
     ratio = torch.exp(log_s.unsqueeze(-1) + logprobs - logprobs.detach())
     clipped = ratio.clamp(1.0 - eps_low, 1.0 + eps_high)
