@@ -1,0 +1,7 @@
+# wrong: only the clipped term, without the pessimistic minimum with the unclipped one
+def gspo_loss(logprobs, old_logprobs, advantages, mask, eps_low, eps_high):
+    _check_layout(logprobs, old_logprobs, mask)
+    if advantages.shape != logprobs.shape[:-1]:
+        raise ValueError("bad advantages")
+    ratio = torch.exp(sequence_log_ratio(logprobs, old_logprobs, mask))
+    return -(ratio.clamp(1.0 - eps_low, 1.0 + eps_high) * advantages).mean()
