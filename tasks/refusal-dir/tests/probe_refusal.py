@@ -100,7 +100,9 @@ def ablation_hooks(param):
     scaled, _ = logits_with(model, add_ablation_hooks(model, -3.0 * r), ids, mask)
     after, _ = logits_with(model, [], ids, mask)
     unit = (r / r.norm()).double()
-    proj = torch.stack([cache[n].double() @ unit for n, _ in model.hook_points()])
+    last = f"blocks.{model.n_layers - 1}.hook_resid_post"  # the final residual stream
+    names = [n for n, _ in model.hook_points() if not n.endswith("hook_resid_post")] + [last]
+    proj = torch.stack([cache[n].double() @ unit for n in names])
     p = pre(dtype)
     return {f"{p}ablated": ablated, f"{p}scaled": scaled, f"{p}after": after, f"{p}base": base,
             f"{p}proj": proj, "mask": mask, "n_handles_positive": n_handles > 0}
