@@ -76,7 +76,7 @@ def ablation_hooks(out, ref):
     mask = ref["mask"].astype(bool)
     # every residual-stream activation has no component along r (at the real positions)
     proj = out[key(out, "proj")][:, mask]
-    close(proj, np.zeros_like(proj), rtol=0, atol=1e-4 if a.startswith("f32.") else 1e-9, what="projection on r")
+    close(proj, np.zeros_like(proj), rtol=0, atol=1e-5 if a.startswith("f32.") else 1e-9, what="projection on r")
     # ablation depends on the direction only through r_hat: -3 r gives the same model
     close(out[key(out, "scaled")], out[a], **t, what="scale of r")
     # removing the handles restores the model
@@ -103,7 +103,7 @@ def orthogonalized_weights(out, ref):
     o = key(out, "ortho")
     t = tol(o)
     # weight orthogonalization is equivalent to directional ablation at every activation
-    close(out[o], out[key(out, "ablated")], rtol=t["rtol"], atol=1e-3 if o.startswith("f32.") else 1e-9,
+    close(out[o], out[key(out, "ablated")], rtol=0, atol=2e-5 if o.startswith("f32.") else 1e-9,
           what="orthogonalized = ablated")
     atol = 1e-5 if o.startswith("f32.") else 1e-12
     for name in ("embed_proj", "pos_proj"):
@@ -168,7 +168,7 @@ def select_matches(out, ref):
 @check("pipeline[*]")
 def pipeline(out, ref):
     k = key(out, "harmful_ablated")
-    close(out[key(out, "harmful_orthogonalized")], out[k], rtol=0, atol=1e-4 if k.startswith("f32.") else 1e-9,
+    close(out[key(out, "harmful_orthogonalized")], out[k], rtol=0, atol=2e-5 if k.startswith("f32.") else 1e-9,
           what="orthogonalized = ablated")
     # the trained model refuses harmful prompts and not harmless ones; ablation bypasses, addition induces
     expect(out[key(out, "harmful_base")] > 0 > out[key(out, "harmless_base")], "baseline behaviour")

@@ -218,7 +218,7 @@ def select_rejects_when_nothing_passes():
     return {"result": selection(DirectionConfig(kl_threshold=0.0))}
 
 
-@case(params=[F64, F32], rtol=1e-8, atol=1e-8, outputs={"f32.*": dict(rtol=1e-3, atol=1e-3)})
+@case(params=[F64, F32], rtol=1e-8, atol=1e-8, outputs={"f32.*": dict(rtol=1e-4, atol=1e-4)})
 def pipeline(dtype):
     res = run(trained(dtype), TOK, DirectionConfig(kl_threshold=0.5))
     p = pre(dtype)
