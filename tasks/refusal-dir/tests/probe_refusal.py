@@ -136,7 +136,7 @@ def orthogonalized_weights(param):
            f"{p}pos_proj": edited.pos_embed.weight.detach().double() @ unit}
     out[f"{p}attn_out_proj"] = [unit @ b.attn.out.weight.detach().double() for b in edited.blocks]
     out[f"{p}mlp_down_proj"] = [unit @ b.mlp.down.weight.detach().double() for b in edited.blocks]
-    changed = [k for k, v in edited.state_dict().items() if not torch.equal(v, model.state_dict()[k])]
+    changed = [k for k, v in edited.state_dict().items() if bool((v != model.state_dict()[k]).any())]
     out["changed"] = sorted(changed)
     return out
 
