@@ -52,10 +52,10 @@ def refusal_score(logits: torch.Tensor, refusal_ids: list[int]) -> torch.Tensor:
         Tensor (batch,) in the logits' dtype.
     """
     last = logits[:, -1, :]
-    is_refusal = torch.zeros(last.shape[-1], dtype=torch.bool, device=last.device)
+    is_refusal = torch.zeros(last.shape[1], dtype=torch.bool, device=last.device)
     is_refusal[refusal_ids] = True
-    log_refuse = last[:, is_refusal].logsumexp(-1)
-    log_comply = last[:, ~is_refusal].logsumexp(-1)
+    log_refuse = last[:, is_refusal].logsumexp(1)
+    log_comply = last[:, ~is_refusal].logsumexp(1)
     return log_refuse - log_comply
 
 
@@ -88,16 +88,14 @@ def orthogonalize_weights(model: TinyChatLM, direction: torch.Tensor) -> TinyCha
     """Weight orthogonalization of the model with respect to `direction` (d_model,), in place.
 
     Returns the model."""
-    unit = direction / direction.norm()
+    r = (direction / direction.norm()).to(model.embed.weight.dtype)
     for emb in (model.embed, model.pos_embed):
         w = emb.weight  # (n, d_model): each row is written to the stream
-        r = unit.to(w.dtype)
-        w -= (w @ r).unsqueeze(-1) * r
+        w -= (w @ r).unsqueeze(1) * r
     for block in model.blocks:
         for lin in (block.attn.out, block.mlp.down):
             w = lin.weight  # (d_model, d_in): output = w @ x
-            r = unit.to(w.dtype)
-            w -= r.unsqueeze(-1) * (r @ w).unsqueeze(0)
+            w -= r.unsqueeze(1) * (r @ w).unsqueeze(0)
     return model
 
 
@@ -132,7 +130,7 @@ def select_direction(model: TinyChatLM, candidates: torch.Tensor, harmful_val: B
     bypass = torch.zeros(n_post, n_layers, dtype=torch.float64)
     induce = torch.zeros_like(bypass)
     kl = torch.zeros_like(bypass)
-    base_logp = last_position_logits(model, harmless_val).double().log_softmax(-1)
+    base_logp = last_position_logits(model, harmless_val).double().log_softmax(1)
     for i in range(n_post):
         for l in range(n_layers):
             r = candidates[i, l]
@@ -140,8 +138,8 @@ def select_direction(model: TinyChatLM, candidates: torch.Tensor, harmful_val: B
             bypass[i, l] = refusal_score(logits[:, None, :], refusal_ids).double().mean()
             logits = with_hooks(lambda: add_addition_hooks(model, r, l), harmless_val)
             induce[i, l] = refusal_score(logits[:, None, :], refusal_ids).double().mean()
-            logp = with_hooks(lambda: add_ablation_hooks(model, r), harmless_val).double().log_softmax(-1)
-            kl[i, l] = (base_logp.exp() * (base_logp - logp)).sum(-1).mean()
+            logp = with_hooks(lambda: add_ablation_hooks(model, r), harmless_val).double().log_softmax(1)
+            kl[i, l] = (base_logp.exp() * (base_logp - logp)).sum(1).mean()
     max_layer = n_layers * (1 - cfg.prune_layer_fraction)
     best = None
     for i in range(n_post):

@@ -156,7 +156,7 @@ def select_matches(out, ref):
     finite(kl, "kl scores")
     readings = {"forward": ref["kl_forward"], "reverse": ref["kl_reverse"]}
     match = [name for name, v in readings.items()
-             if v.shape == kl.shape and np.allclose(kl, v, rtol=1e-9, atol=1e-10)]
+             if v.shape == kl.shape and np.allclose(kl, v, rtol=1e-6, atol=1e-8)]
     expect(bool(match), "kl is the mean KL divergence between the harmless last-position distributions with and "
                         "without ablation (either order)")
     best = select(ref["bypass"], ref["induce"], readings[match[0]], ref)

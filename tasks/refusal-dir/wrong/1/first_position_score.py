@@ -10,8 +10,8 @@ def refusal_score(logits: torch.Tensor, refusal_ids: list[int]) -> torch.Tensor:
         Tensor (batch,) in the logits' dtype.
     """
     last = logits[:, 0, :]
-    is_refusal = torch.zeros(last.shape[-1], dtype=torch.bool, device=last.device)
+    is_refusal = torch.zeros(last.shape[1], dtype=torch.bool, device=last.device)
     is_refusal[refusal_ids] = True
-    log_refuse = last[:, is_refusal].logsumexp(-1)
-    log_comply = last[:, ~is_refusal].logsumexp(-1)
+    log_refuse = last[:, is_refusal].logsumexp(1)
+    log_comply = last[:, ~is_refusal].logsumexp(1)
     return log_refuse - log_comply

@@ -30,7 +30,7 @@ def select_direction(model: TinyChatLM, candidates: torch.Tensor, harmful_val: B
     bypass = torch.zeros(n_post, n_layers, dtype=torch.float64)
     induce = torch.zeros_like(bypass)
     kl = torch.zeros_like(bypass)
-    base_logp = last_position_logits(model, harmful_val).double().log_softmax(-1)
+    base_logp = last_position_logits(model, harmful_val).double().log_softmax(1)
     for i in range(n_post):
         for l in range(n_layers):
             r = candidates[i, l]
@@ -38,8 +38,8 @@ def select_direction(model: TinyChatLM, candidates: torch.Tensor, harmful_val: B
             bypass[i, l] = refusal_score(logits[:, None, :], refusal_ids).double().mean()
             logits = with_hooks(lambda: add_addition_hooks(model, r, l), harmless_val)
             induce[i, l] = refusal_score(logits[:, None, :], refusal_ids).double().mean()
-            logp = with_hooks(lambda: add_ablation_hooks(model, r), harmful_val).double().log_softmax(-1)
-            kl[i, l] = (base_logp.exp() * (base_logp - logp)).sum(-1).mean()
+            logp = with_hooks(lambda: add_ablation_hooks(model, r), harmful_val).double().log_softmax(1)
+            kl[i, l] = (base_logp.exp() * (base_logp - logp)).sum(1).mean()
     max_layer = n_layers * (1 - cfg.prune_layer_fraction)
     best = None
     for i in range(n_post):
