@@ -1,0 +1,1 @@
+"""Refusal directions in a tiny chat model: difference-in-means candidates, selection, interventions."""
