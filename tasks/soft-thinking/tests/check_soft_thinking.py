@@ -87,6 +87,15 @@ def cold_stop_replay(out, ref):
         equal(seq(out, key), want, what=f"stop decisions ({key})")
 
 
+@check("cold_stop_hand_values")
+def cold_stop_hand(out, ref):
+    # tau = 0.25, k = 2: 0.1 low (1), 0.25 is not below tau (0), 0.0 (1), 0.2 (2: stop), 0.3 (0), 0.0 (1), 0.0 (2: stop),
+    # 0.0 (3: stop)
+    equal(seq(out, "first"), [False, False, False, True, False, False, True, True], what="hand sequence")
+    # tau = 0: no entropy is below it
+    equal(seq(out, "zero_threshold"), [False, False], what="zero threshold")
+
+
 # ---------------------------------------------------------------- generation
 
 
@@ -116,7 +125,7 @@ def generation(out, ref):
     expect_generation(out, ref, "generation")
 
 
-@check("generate_without_cold_stop")
+@check("generate_without_cold_stop[*]")
 def generation_no_cold(out, ref):
     equal(ref["reason"] != "cold_stop", True, what="reference")
     expect_generation(out, ref, "generation without Cold Stop")

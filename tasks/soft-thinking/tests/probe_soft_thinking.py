@@ -74,6 +74,15 @@ def cold_stop_decisions(i):
 
 
 @case
+def cold_stop_hand_values():
+    monitor = ColdStop(0.25, 2)
+    first = [bool(monitor.update(h)) for h in (0.1, 0.25, 0.0, 0.2, 0.3, 0.0, 0.0, 0.0)]
+    monitor = ColdStop(0.0, 1)
+    zero = [bool(monitor.update(h)) for h in (0.0, 0.0)]
+    return {"first": first, "zero_threshold": zero}
+
+
+@case
 def cold_stop_rejects_zero_patience():
     return {"result": ColdStop(0.1, 0)}
 
@@ -102,9 +111,9 @@ def generate_end_to_end(i):
     return generate(E2E[i])
 
 
-@case(compare="none")
-def generate_without_cold_stop():
-    c = next(c for c in E2E if c["cfg"]["cold_stop"] and c["cfg"]["cold_stop_patience"] >= 2)
+@case(params=[5, 6, 7], compare="none")
+def generate_without_cold_stop(i):
+    c = E2E[i]  # cases that end by Cold Stop when it is enabled
     return generate(c, SoftThinkingConfig(**{**c["cfg"], "cold_stop": False, "max_think_tokens": 20}))
 
 
