@@ -64,6 +64,20 @@ def cold_cases() -> list[dict]:
     return out
 
 
+def embedding_cases() -> list[dict]:
+    gen = torch.Generator().manual_seed(7)
+    out = []
+    for shape, v, d, dtype in (((3,), 10, 4, torch.float64), ((2, 5), 24, 8, torch.float64),
+                               ((4,), 30, 6, torch.float32), ((1,), 6, 3, torch.float64)):
+        probs = torch.rand(*shape, v, generator=gen, dtype=torch.float64) ** 3
+        probs = probs * (torch.rand(*shape, v, generator=gen) < 0.4)
+        probs[..., 0] += 0.05  # at least one kept token per row
+        probs = probs / probs.sum(-1, keepdim=True)
+        weight = torch.randn(v, d, generator=gen, dtype=torch.float64)
+        out.append({"concept": probs.to(dtype), "weight": weight.to(dtype)})
+    return out
+
+
 def run(model_cfg: ModelConfig, question: str, cfg: SoftThinkingConfig, dtype: torch.dtype):
     tok = Tokenizer()
     model = TinyLM.from_seed(model_cfg, dtype)
@@ -109,13 +123,25 @@ def e2e_cases() -> list[dict]:
             break
     if got != want:
         raise RuntimeError(f"not enough end-to-end cases: {got}")
+    uniform = 0
+    for seed in range(100, 140):  # the average-embedding ablation
+        mcfg = ModelConfig(vocab_size=tok.vocab_size, seed=seed)
+        cfg = replace(cfgs[seed % len(cfgs)], mixture="uniform")
+        q = questions[seed % len(questions)]
+        a, b = run(mcfg, q, cfg, torch.float64), run(mcfg, q, cfg, torch.float32)
+        if (a.stop_reason == b.stop_reason and len(a.concept_tokens) == len(b.concept_tokens) >= 3
+                and torch.equal(a.answer_ids, b.answer_ids)):
+            out.append({"model": asdict(mcfg), "question": q, "cfg": asdict(cfg)})
+            uniform += 1
+            if uniform == 2:
+                break
     return out
 
 
 def main() -> None:
     out_dir = Path(sys.argv[1])
     out_dir.mkdir(parents=True, exist_ok=True)
-    torch.save({"concept": concept_cases(), "cold": cold_cases(), "e2e": e2e_cases()},
+    torch.save({"concept": concept_cases(), "embedding": embedding_cases(), "cold": cold_cases(), "e2e": e2e_cases()},
                out_dir / "soft_thinking_cases.pt")
 
 

@@ -35,6 +35,27 @@ def concept_token(logits: torch.Tensor, cfg: SoftThinkingConfig) -> torch.Tensor
     return probs
 
 
+def concept_embedding(concept: torch.Tensor, weight: torch.Tensor, mixture: str = "weighted") -> torch.Tensor:
+    """The input embedding of concept tokens.
+
+    Args:
+        concept: (..., vocab_size) concept tokens (probabilities over the vocabulary).
+        weight: (vocab_size, d_model) the token embedding matrix.
+        mixture: "weighted" or "uniform" (SoftThinkingConfig.mixture).
+    Returns:
+        (..., d_model) embeddings in the dtype of `weight`.
+    Raises:
+        ValueError: if the mixture is unknown.
+    """
+    ct = concept.to(weight.dtype)
+    if mixture == "weighted":
+        return ct @ weight
+    if mixture == "uniform":
+        kept = (ct > 0).to(weight.dtype)
+        return (kept @ weight) / kept.sum(dim=-1, keepdim=True)
+    raise ValueError(f"unknown mixture {mixture!r}")
+
+
 class ColdStop:
     """Entropy-based early stopping of the thinking phase.
 
@@ -92,7 +113,7 @@ def soft_thinking_generate(model: TinyLM, prompt_ids: torch.Tensor, cfg: SoftThi
             reason = "end_think"
             break
         concepts.append(ct)
-        embeds = torch.cat([embeds, (ct.to(weight.dtype) @ weight).unsqueeze(0)], dim=0)
+        embeds = torch.cat([embeds, concept_embedding(ct, weight, cfg.mixture).unsqueeze(0)], dim=0)
         if monitor is not None and monitor.update(float(entropy(ct))):
             reason = "cold_stop"
             break

@@ -70,6 +70,20 @@ def concept_hand(out, ref):
     close(out["p_small"], [1, 0, 0, 0], **F64, what="top-p 0.1 keeps the most probable token")
 
 
+# ---------------------------------------------------------------- concept_embedding
+
+
+@check("concept_embedding_matches[*]")
+def embedding_is_eq4(out, ref):
+    key = "f32" if "f32.weighted" in ref else "f64"
+    tol = F32 if key == "f32" else F64
+    ct, w = ref["concept"], ref["weight"]
+    close(out[f"{key}.weighted"], ct @ w, **tol, what="Eq. (4): probability-weighted mixture")
+    kept = (ct > 0).astype(np.float64)
+    close(out[f"{key}.uniform"], (kept @ w) / kept.sum(axis=-1, keepdims=True), **tol,
+          what="Section 4.3: uniform average of the kept tokens' embeddings")
+
+
 # ---------------------------------------------------------------- ColdStop
 
 

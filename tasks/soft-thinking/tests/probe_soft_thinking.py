@@ -10,11 +10,11 @@ from lmrbench_probe import case
 from softthink.config import ModelConfig, SoftThinkingConfig
 from softthink.decoding import greedy_continue
 from softthink.model import TinyLM
-from softthink.soft_thinking import ColdStop, concept_token, soft_thinking_generate
+from softthink.soft_thinking import ColdStop, concept_embedding, concept_token, soft_thinking_generate
 from softthink.tokenizer import Tokenizer
 
 CASES = torch.load(Path(__file__).parent / "fixtures" / "soft_thinking_cases.pt", weights_only=True)
-CONCEPT, COLD, E2E = CASES["concept"], CASES["cold"], CASES["e2e"]
+CONCEPT, EMB, COLD, E2E = CASES["concept"], CASES["embedding"], CASES["cold"], CASES["e2e"]
 F64 = dict(rtol=1e-10, atol=1e-12)
 F32 = {"f32": dict(rtol=2e-5, atol=2e-6)}
 
@@ -53,6 +53,22 @@ def concept_token_rows_independent():
     whole = concept_token(logits, cfg_of(c))
     rows = torch.stack([concept_token(logits[a, b], cfg_of(c)) for a in range(2) for b in range(3)])
     return {"whole": whole.reshape(6, -1), "rows": rows}
+
+
+# ---------------------------------------------------------------- concept_embedding
+
+
+@case(params=range(len(EMB)), outputs=F32, **F64)
+def concept_embedding_matches(i):
+    c = EMB[i]
+    tag = "f32" if c["weight"].dtype == torch.float32 else "f64"
+    out = {m: concept_embedding(c["concept"].clone(), c["weight"].clone(), m) for m in ("weighted", "uniform")}
+    return {tag: out, "concept": c["concept"].to(torch.float64), "weight": c["weight"].to(torch.float64)}
+
+
+@case
+def concept_embedding_rejects_unknown_mixture():
+    return {"result": concept_embedding(torch.ones(3) / 3, torch.eye(3), "mean")}
 
 
 # ---------------------------------------------------------------- ColdStop
@@ -98,7 +114,11 @@ def generate(c: dict, cfg: SoftThinkingConfig | None = None) -> dict:
     out = soft_thinking_generate(model, prompt.clone(), cfg, tok.end_think_id, tok.eos_id)
     concepts = torch.as_tensor(out.concept_tokens)
     with torch.no_grad():
-        embeds = torch.cat([model.embed(prompt), concepts.to(torch.float64) @ model.embedding_weight,
+        mix = concepts.to(torch.float64)
+        if cfg.mixture == "uniform":
+            mix = (mix > 0).to(torch.float64)
+            mix = mix / mix.sum(dim=-1, keepdim=True)
+        embeds = torch.cat([model.embed(prompt), mix @ model.embedding_weight,
                             model.embed(torch.tensor([tok.end_think_id]))])
         replay = greedy_continue(model, embeds, cfg.max_answer_tokens, tok.eos_id)
     return {"concepts": concepts, "answer": torch.as_tensor(out.answer_ids), "reason": out.stop_reason,

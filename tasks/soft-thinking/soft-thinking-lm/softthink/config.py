@@ -31,6 +31,7 @@ class SoftThinkingConfig:
     temperature: float = 0.6
     top_k: int = 15  # 0 or >= the vocabulary size: no top-k filtering
     top_p: float = 0.95  # 1.0: no top-p filtering
+    mixture: str = "weighted"  # input embedding of a concept token: "weighted" or "uniform" (average-embedding ablation)
     max_think_tokens: int = 32  # longest thinking phase, in concept tokens
     max_answer_tokens: int = 16  # longest answer, in tokens, the end-of-sequence token included
     cold_stop: bool = True  # enable the entropy-based Cold Stop
@@ -44,6 +45,8 @@ class SoftThinkingConfig:
             raise ValueError("top_k must be >= 0")
         if not 0.0 < self.top_p <= 1.0:
             raise ValueError("top_p must be in (0, 1]")
+        if self.mixture not in ("weighted", "uniform"):
+            raise ValueError("mixture must be 'weighted' or 'uniform'")
         if self.max_think_tokens < 0 or self.max_answer_tokens < 1:
             raise ValueError("max_think_tokens must be >= 0 and max_answer_tokens >= 1")
         if self.cold_stop_patience < 1:

@@ -23,6 +23,22 @@ def concept_token(logits: torch.Tensor, cfg: SoftThinkingConfig) -> torch.Tensor
     raise NotImplementedError
 
 
+def concept_embedding(concept: torch.Tensor, weight: torch.Tensor, mixture: str = "weighted") -> torch.Tensor:
+    """The input embedding of concept tokens.
+
+    Args:
+        concept: (..., vocab_size) concept tokens (probabilities over the vocabulary).
+        weight: (vocab_size, d_model) the token embedding matrix.
+        mixture: "weighted" or "uniform" (SoftThinkingConfig.mixture).
+    Returns:
+        (..., d_model) embeddings in the dtype of `weight`.
+    Raises:
+        ValueError: if the mixture is unknown.
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
 class ColdStop:
     """Entropy-based early stopping of the thinking phase.
 

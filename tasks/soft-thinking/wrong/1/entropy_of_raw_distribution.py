@@ -25,7 +25,7 @@ def soft_thinking_generate(model: TinyLM, prompt_ids: torch.Tensor, cfg: SoftThi
             reason = "end_think"
             break
         concepts.append(ct)
-        embeds = torch.cat([embeds, (ct.to(weight.dtype) @ weight).unsqueeze(0)], dim=0)
+        embeds = torch.cat([embeds, concept_embedding(ct, weight, cfg.mixture).unsqueeze(0)], dim=0)
         if monitor is not None and monitor.update(float(entropy(torch.softmax(logits, dim=-1)))):
             reason = "cold_stop"
             break

@@ -22,7 +22,7 @@ def soft_thinking_generate(model: TinyLM, prompt_ids: torch.Tensor, cfg: SoftThi
         logits = model(inputs_embeds=embeds.unsqueeze(0))[0, -1]
         ct = concept_token(logits, cfg)
         concepts.append(ct)
-        embeds = torch.cat([embeds, (ct.to(weight.dtype) @ weight).unsqueeze(0)], dim=0)
+        embeds = torch.cat([embeds, concept_embedding(ct, weight, cfg.mixture).unsqueeze(0)], dim=0)
         if monitor is not None and monitor.update(float(entropy(ct))):
             reason = "cold_stop"
             break
