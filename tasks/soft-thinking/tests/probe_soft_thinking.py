@@ -140,4 +140,4 @@ def generate_without_cold_stop(i):
 @case(**F64)
 def generate_zero_budget():
     out = generate(E2E[0], SoftThinkingConfig(max_think_tokens=0))
-    return {k: out[k] for k in ("concepts", "answer", "reason")}
+    return {"n_concepts": int(out["concepts"].shape[0]), "answer": out["answer"], "reason": out["reason"]}
