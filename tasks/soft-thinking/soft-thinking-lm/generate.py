@@ -38,7 +38,6 @@ def main() -> None:
               f"mean entropy {float(ent.mean()) if len(ent) else 0.0:.3f}, answer {tok.decode(out.answer_ids)!r}")
         top = [tok.itos[int(i)] for i in out.concept_tokens.argmax(dim=-1)] if len(ent) else []
         print(f"{' ' * len(q)}  most probable token of each concept: {''.join(top)!r}")
-    torch.set_printoptions(precision=3)
 
 
 if __name__ == "__main__":
