@@ -34,3 +34,25 @@ def test_a_crashed_reference_case_is_reported_and_a_deliberate_raise_is_not(prob
     helper = task.repo_dir / "calc" / "checks.py"
     helper.write_text("def refuse():\n    raise RuntimeError('not like this')\n")
     assert _kinds(root) == []
+
+
+DICT_CASE = '''
+
+@case(rtol=1e-12, outputs={{"parts": dict(rtol=1e-3)}})
+def parts():
+    return {{"parts": {{"a": add_scaled([1.0], [2.0], 3.0), "b": add_scaled([0.5], [1.0], 2.0)}}}}
+'''
+
+
+def test_a_tolerance_named_after_a_flattened_output_is_reported(probe_tasks):
+    task = probe_tasks.task("toy")
+    root = task.root.parent
+    probe = task.tests_dir / "probe_ops.py"
+    base = probe.read_text()
+    probe.write_text(base + DICT_CASE.format())
+    assert build_fixtures(load_tasks(root, strict=True).task("toy"), check=False).ok
+    found = _kinds(root)
+    assert [k for k, _ in found] == ["override-misses-flattened-output"] and "'parts*'" in found[0][1]
+    probe.write_text(base + DICT_CASE.format().replace('{"parts": dict', '{"parts*": dict'))
+    assert build_fixtures(load_tasks(root, strict=True).task("toy"), check=False).ok
+    assert _kinds(root) == []

@@ -72,7 +72,8 @@ def lint_probe_files(task: Task, impl: Implementation) -> list[Problem]:
                            f"no tests/expected/{stem}.jsonl (run `lmrbench tasks fixtures -t {task.task_id}`)"))
         return out
     data = parse_probe_output(expected.read_bytes())
-    return out + _idle_checks(task, impl, data) + _accidental_raises(task, impl, data)
+    return out + _idle_checks(task, impl, data) + _idle_overrides(task, impl, data) + _accidental_raises(
+        task, impl, data)
 
 
 def _idle_checks(task: Task, impl: Implementation, data: ProbeData) -> list[Problem]:
@@ -114,3 +115,21 @@ def _accidental_raises(task: Task, impl: Implementation, data: ProbeData) -> lis
                     f"case '{c.name}' of the reference raised {c.raised[0]}, which neither the reference, the "
                     "repository nor the probe raises explicitly: a crashed case?")
             for c in data.cases.values() if c.status == "raised" and c.raised and c.raised[0] not in deliberate]
+
+
+def _idle_overrides(task: Task, impl: Implementation, data: ProbeData) -> list[Problem]:
+    """A per-output tolerance named after an output that is a dict or a list never applies: outputs are flattened
+    (`f32` -> `f32.uniform`, `f32.weighted`), so `{"f32": ...}` matches none of them and they are compared at the
+    case's default tolerance instead (`{"f32*": ...}` was meant)."""
+    out = []
+    for c in data.cases.values():
+        names = {k.split("#")[0] for k in c.outputs}
+        for pattern in c.spec.outputs:
+            if any(ch in pattern for ch in "*?"):
+                continue
+            if any(n.startswith(pattern + ".") for n in names):
+                out.append(Problem(task.task_id, impl.index, "override-misses-flattened-output",
+                                   f"case '{c.name}': per-output pattern '{pattern}' matches none of its flattened "
+                                   f"outputs '{pattern}.*' (write '{pattern}*')"))
+    return out[:1] + ([] if len(out) < 2 else [Problem(task.task_id, impl.index, "override-misses-flattened-output",
+                                                       f"... and {len(out) - 1} more case(s)")])
