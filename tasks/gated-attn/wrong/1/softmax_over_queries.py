@@ -1,0 +1,43 @@
+# WRONG: normalises the weights over the query axis
+class GatedAttention(nn.Module):
+    def forward(self, x: torch.Tensor) -> AttentionOutput:
+        """Causal gated attention.
+
+        Args:
+            x: (B, T, d_model), the normalised hidden states entering the layer.
+
+        Returns:
+            AttentionOutput; out and probs have the dtype of x.
+
+        Raises:
+            ValueError: if x is not 3-D with last dimension d_model.
+        """
+        cfg = self.cfg
+        if x.ndim != 3 or x.shape[-1] != cfg.d_model:
+            raise ValueError(f"expected (B, T, {cfg.d_model}), got {tuple(x.shape)}")
+        b, t, _ = x.shape
+        pos = cfg.gate_position
+        gate = self.gate_scores(x) if pos != "none" else None
+        q = self.q_proj(x).view(b, t, cfg.n_heads, cfg.head_dim)
+        k = self.k_proj(x).view(b, t, cfg.n_kv_heads, cfg.head_dim)
+        v = self.v_proj(x).view(b, t, cfg.n_kv_heads, cfg.head_dim)
+        if pos == "query":
+            q = self.apply_gate(q, gate)
+        elif pos == "key":
+            k = self.apply_gate(k, gate)
+        elif pos == "value":
+            v = self.apply_gate(v, gate)
+        n_rep = cfg.n_heads // cfg.n_kv_heads
+        q = q.transpose(1, 2)
+        k = repeat_kv(k.transpose(1, 2), n_rep)
+        v = repeat_kv(v.transpose(1, 2), n_rep)
+        scores = q @ k.transpose(2, 3) / math.sqrt(cfg.head_dim)
+        scores = scores.masked_fill(causal_mask(t, x.device), float("-inf"))
+        probs = torch.softmax(scores, dim=2)
+        y = (probs @ v).transpose(1, 2)
+        if pos == "sdpa":
+            y = self.apply_gate(y, gate)
+        out = self.o_proj(y.reshape(b, t, cfg.n_heads * cfg.head_dim))
+        if pos == "dense":
+            out = self.apply_gate(out.view(b, t, cfg.n_heads, cfg.head_dim), gate).reshape(b, t, cfg.d_model)
+        return AttentionOutput(out, probs, gate)
