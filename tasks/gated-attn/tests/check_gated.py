@@ -140,6 +140,28 @@ def layer_is_causal(out, ref):
     close(out["a"], ref["a"], **tol(ref["dtype"]), what="output")
 
 
+@check("layer_cache_matches_full[*]")
+def cache_matches_full(out, ref):
+    t = tol(ref["dtype"])
+    chunks = [int(n) for n in ref["chunks"]]
+    close(out["full"], ref["full"], **t, what="the full pass")
+    close(out["chunked"], out["full"], **t, what="chunked pass through the cache equals the full pass")
+    equal(np.asarray(out["lengths"]).tolist(), np.cumsum(chunks).tolist(), what="cache.length after each call")
+    total = sum(chunks)
+    close(out["last_probs"], ref["full_probs"][:, :, total - chunks[-1]:], **t,
+          what="weights of the last chunk over all positions")
+    close(out["first_probs"], ref["full_probs"][:, :, :chunks[0], :chunks[0]], **t,
+          what="weights of the first chunk")
+
+
+@check("model_decoding[*]")
+def decoding_matches_full(out, ref):
+    p = "f32." if ref["dtype"] == "float32" else ""
+    t = tol(ref["dtype"])
+    close(out[p + "stepped"].astype(np.float64), ref["full"], **t, what="cached decoding equals the full pass")
+    equal(out["generated"], out["generated_no_cache"], what="greedy tokens with and without the cache")
+
+
 @check("model_matches_reference[*]")
 def model_diagnostics(out, ref):
     p = "f32." if p_is_f32(ref) else ""

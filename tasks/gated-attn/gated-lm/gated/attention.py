@@ -8,13 +8,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from gated.cache import LayerCache
 from gated.config import ModelConfig
 from gated.layers import causal_mask, repeat_kv
 
 
 class AttentionOutput(NamedTuple):
     out: torch.Tensor             # (B, T, d_model)
-    probs: torch.Tensor           # (B, n_heads, T, T) attention weights
+    probs: torch.Tensor           # (B, n_heads, T, T_total) attention weights over all positions seen
     gate: torch.Tensor | None     # (B, T, n_groups, group_dim) gate scores, None when ungated
 
 
@@ -59,14 +60,16 @@ class GatedAttention(nn.Module):
         # TODO: implement (see the method description).
         raise NotImplementedError
 
-    def forward(self, x: torch.Tensor) -> AttentionOutput:
+    def forward(self, x: torch.Tensor, cache: LayerCache | None = None) -> AttentionOutput:
         """Causal gated attention.
 
         Args:
             x: (B, T, d_model), the normalised hidden states entering the layer.
+            cache: None: x holds positions 0 .. T-1. Otherwise x holds positions cache.length ..
+                cache.length + T - 1, continuing the positions the cache has seen; the call updates the cache.
 
         Returns:
-            AttentionOutput; out and probs have the dtype of x.
+            AttentionOutput; out and probs have the dtype of x; T_total = T + the positions seen before.
 
         Raises:
             ValueError: if x is not 3-D with last dimension d_model.
@@ -79,7 +82,7 @@ def first_token_attention(probs: torch.Tensor) -> torch.Tensor:
     """Mean attention weight on the first position.
 
     Args:
-        probs: (B, H, T, T) attention weights of one layer, rows are queries.
+        probs: (B, H, T, T) attention weights of one layer over a whole sequence, rows are queries.
 
     Returns:
         0-d tensor, dtype of probs: the weight on key position 0 averaged over the batch, the heads and all

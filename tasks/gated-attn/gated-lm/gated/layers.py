@@ -34,6 +34,6 @@ def repeat_kv(x: torch.Tensor, n_rep: int) -> torch.Tensor:
     return x.repeat_interleave(n_rep, dim=1)
 
 
-def causal_mask(t: int, device: torch.device | None = None) -> torch.Tensor:
-    """(T, T) bool, True where the key position is after the query position (not allowed)."""
-    return torch.ones(t, t, dtype=torch.bool, device=device).triu(1)
+def causal_mask(q_positions: torch.Tensor, k_positions: torch.Tensor) -> torch.Tensor:
+    """(Tq, Tk) bool, True where the key position is after the query position (not allowed)."""
+    return k_positions[None, :] > q_positions[:, None]

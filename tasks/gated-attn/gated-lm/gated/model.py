@@ -7,13 +7,14 @@ import torch
 from torch import nn
 
 from gated.attention import GatedAttention
+from gated.cache import KVCache, LayerCache
 from gated.config import ModelConfig
 from gated.layers import RMSNorm, SwiGLU
 
 
 class LMOutput(NamedTuple):
     logits: torch.Tensor                    # (B, T, vocab_size)
-    probs: list[torch.Tensor]               # per layer, (B, n_heads, T, T)
+    probs: list[torch.Tensor]               # per layer, (B, n_heads, T, T_total)
     gates: list[torch.Tensor | None]        # per layer, the gate scores
     hidden: list[torch.Tensor]              # per layer, the residual stream after the block, (B, T, d_model)
 
@@ -26,8 +27,8 @@ class Block(nn.Module):
         self.mlp_norm = RMSNorm(cfg.d_model, cfg.norm_eps)
         self.mlp = SwiGLU(cfg.d_model, cfg.d_ff)
 
-    def forward(self, x: torch.Tensor):
-        a = self.attn(self.attn_norm(x))
+    def forward(self, x: torch.Tensor, cache: LayerCache | None = None):
+        a = self.attn(self.attn_norm(x), cache)
         x = x + a.out
         x = x + self.mlp(self.mlp_norm(x))
         return x, a.probs, a.gate
@@ -43,13 +44,31 @@ class GatedLM(nn.Module):
         self.norm = RMSNorm(cfg.d_model, cfg.norm_eps)
         self.head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=False)
 
-    def forward(self, tokens: torch.Tensor) -> LMOutput:
+    def new_cache(self) -> KVCache:
+        return KVCache.empty(self.cfg.n_layers)
+
+    def forward(self, tokens: torch.Tensor, cache: KVCache | None = None) -> LMOutput:
+        """tokens: (B, T) continuing the positions the cache has seen (from 0 without a cache)."""
         t = tokens.shape[1]
-        x = self.embed(tokens) + self.pos(torch.arange(t, device=tokens.device))
+        start = cache.length if cache is not None else 0
+        x = self.embed(tokens) + self.pos(torch.arange(start, start + t, device=tokens.device))
         probs, gates, hidden = [], [], []
-        for block in self.blocks:
-            x, p, g = block(x)
+        for i, block in enumerate(self.blocks):
+            x, p, g = block(x, cache.layers[i] if cache is not None else None)
             probs.append(p)
             gates.append(g)
             hidden.append(x)
         return LMOutput(self.head(self.norm(x)), probs, gates, hidden)
+
+    @torch.no_grad()
+    def generate(self, prompt: torch.Tensor, n_new: int, use_cache: bool = True) -> torch.Tensor:
+        """Greedy continuation: (B, T) -> (B, T + n_new)."""
+        tokens = prompt
+        cache = self.new_cache() if use_cache else None
+        step = prompt
+        for _ in range(n_new):
+            logits = self(step, cache).logits if use_cache else self(tokens).logits
+            nxt = logits[:, -1].argmax(-1, keepdim=True)
+            tokens = torch.cat([tokens, nxt], dim=1)
+            step = nxt
+        return tokens

@@ -3,7 +3,7 @@ def first_token_attention(probs: torch.Tensor) -> torch.Tensor:
     """Mean attention weight on the first position.
 
     Args:
-        probs: (B, H, T, T) attention weights of one layer, rows are queries.
+        probs: (B, H, T, T) attention weights of one layer over a whole sequence, rows are queries.
 
     Returns:
         0-d tensor, dtype of probs: the weight on key position 0 averaged over the batch, the heads and all

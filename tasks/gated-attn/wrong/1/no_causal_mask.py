@@ -1,13 +1,15 @@
 # WRONG: no causal mask
 class GatedAttention(nn.Module):
-    def forward(self, x: torch.Tensor) -> AttentionOutput:
+    def forward(self, x: torch.Tensor, cache: LayerCache | None = None) -> AttentionOutput:
         """Causal gated attention.
 
         Args:
             x: (B, T, d_model), the normalised hidden states entering the layer.
+            cache: None: x holds positions 0 .. T-1. Otherwise x holds positions cache.length ..
+                cache.length + T - 1, continuing the positions the cache has seen; the call updates the cache.
 
         Returns:
-            AttentionOutput; out and probs have the dtype of x.
+            AttentionOutput; out and probs have the dtype of x; T_total = T + the positions seen before.
 
         Raises:
             ValueError: if x is not 3-D with last dimension d_model.
@@ -27,11 +29,19 @@ class GatedAttention(nn.Module):
             k = self.apply_gate(k, gate)
         elif pos == "value":
             v = self.apply_gate(v, gate)
+        k, v = k.transpose(1, 2), v.transpose(1, 2)
+        start = 0
+        if cache is not None:
+            start = cache.length
+            if cache.keys is not None:
+                k = torch.cat([cache.keys, k], dim=2)
+                v = torch.cat([cache.values, v], dim=2)
+            cache.keys, cache.values, cache.length = k, v, start + t
         n_rep = cfg.n_heads // cfg.n_kv_heads
         q = q.transpose(1, 2)
-        k = repeat_kv(k.transpose(1, 2), n_rep)
-        v = repeat_kv(v.transpose(1, 2), n_rep)
+        k, v = repeat_kv(k, n_rep), repeat_kv(v, n_rep)
         scores = q @ k.transpose(2, 3) / math.sqrt(cfg.head_dim)
+        positions = torch.arange(start + t, device=x.device)
         probs = torch.softmax(scores, dim=3)
         y = (probs @ v).transpose(1, 2)
         if pos == "sdpa":
