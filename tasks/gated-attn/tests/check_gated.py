@@ -158,7 +158,7 @@ def cache_matches_full(out, ref):
 def decoding_matches_full(out, ref):
     p = "f32." if ref["dtype"] == "float32" else ""
     t = tol(ref["dtype"])
-    close(out[p + "stepped"].astype(np.float64), ref["full"], **t, what="cached decoding equals the full pass")
+    close(out[p + "stepped"].astype(np.float64), ref[p + "full"], **t, what="cached decoding equals the full pass")
     equal(out["generated"], out["generated_no_cache"], what="greedy tokens with and without the cache")
 
 

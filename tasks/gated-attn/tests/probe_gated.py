@@ -195,7 +195,7 @@ def model_decoding(i):
         stepped = torch.cat([model(tokens[:, :cut], cache).logits] +
                             [model(tokens[:, t:t + 1], cache).logits for t in range(cut, tokens.shape[1])], dim=1)
     p = prefix(dtype)
-    return {f"{p}stepped": stepped, "full": f64(full), "cache_length": cache.length, "dtype": c["dtype"],
+    return {f"{p}stepped": stepped, f"{p}full": f64(full), "cache_length": cache.length, "dtype": c["dtype"],
             "generated": model.generate(tokens[:, :3], 5), "generated_no_cache": model.generate(tokens[:, :3], 5,
                                                                                                use_cache=False)}
 
