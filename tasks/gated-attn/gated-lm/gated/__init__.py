@@ -1,0 +1,1 @@
+"""A tiny decoder-only language model with gated softmax attention."""
