@@ -149,7 +149,7 @@ def _inf(c: dict) -> dict:
     adjusted, steps = em_inf_logits(logits, cfg)
     return {"adjusted": adjusted, "steps": steps, "input_unchanged": bool(torch.equal(logits, c["logits"])),
             "requires_grad": bool(adjusted.requires_grad), "logits": c["logits"].double(),
-            "threshold": cfg.threshold, "max_steps": cfg.max_steps}
+            "threshold": cfg.threshold, "max_steps": cfg.max_steps, "optimizer": cfg.optimizer, "lr": cfg.lr}
 
 
 @case(params=range(len(DECODE)), compare="exact")
