@@ -97,7 +97,7 @@ def rl_replay(out, ref):
 def inf_properties(out, ref):
     logits, thr, max_steps = ref["logits"], ref["threshold"], ref["max_steps"]
     steps, adjusted = out["steps"], out["adjusted"].astype(np.float64)
-    equal(out["input_unchanged"], True, what="the input logits are not modified")
+    equal(bool((out["input_after"] == logits).all()), True, what="the input logits are not modified")
     equal(out["requires_grad"], False, what="the adjusted logits are detached")
     h0, h1 = entropy(logits), entropy(adjusted)
     for b in range(logits.shape[0]):
@@ -135,4 +135,5 @@ def inf_sgd_replay(out, ref):
 
 @check("decode_matches_reference[*]")
 def decode_properties(out, ref):
-    equal(out["params_unchanged"], True, what="EM-INF leaves the model's parameters unchanged")
+    # Section 3.3: no parameter changes (the reference's parameters after decoding are the model's initial ones)
+    equal(bool((out["params_after"] == ref["params_after"]).all()), True, what="parameters unchanged")
