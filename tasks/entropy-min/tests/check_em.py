@@ -57,7 +57,8 @@ def hand_values(out, ref):
 
 @check("entropy_extremes")
 def entropy_extremes(out, ref):
-    # uniform over 3 -> ln 3; one logit far above the others -> 0; two equal logits, the third far below -> ln 2
+    # uniform over 3 -> ln 3; one logit 60 above the others -> about 61 e^-60 < 1e-24; two equal logits, the third
+    # 303 below -> ln 2 (to within e^-300). No probability underflows to 0 in float64 (exp(-310) > 1e-308).
     close(out["h"], [math.log(3.0), 0.0, 0.0, LN2], rtol=1e-12, atol=1e-12)
     close(out["h3d"], np.array([math.log(3.0), 0.0, 0.0, LN2]).reshape(2, 2), rtol=1e-12, atol=1e-12)
 
