@@ -90,7 +90,13 @@ def rl_replay(out, ref):
         base = (r.sum(axis=1, keepdims=True) - r) / (k - 1)
         close(out["out.rloo"], (r - base).reshape(-1), **F32)
     for m in MODES:
-        close(out[f"out.rl.{m}"], agg(-adv[:, None] * lp, mask, m), **F32)
+        # Eq. (7) as written (-A log p), or as a ratio surrogate exp(log p - sg(log p)) * A, whose value is -A per
+        # token at the sampling parameters and whose gradient is the same (the gradient is compared with the
+        # reference by default)
+        value = float(out[f"out.rl.{m}"])
+        readings = (agg(-adv[:, None] * lp, mask, m), agg(-adv[:, None] * np.ones_like(lp), mask, m))
+        expect(any(abs(value - r) <= 5e-5 * abs(r) + 5e-6 for r in readings),
+               f"{m}: loss {value} is neither reading {readings}")
         equal(out[f"out.adv_grad_none.{m}"], True, what="no gradient reaches the advantages")
 
 
