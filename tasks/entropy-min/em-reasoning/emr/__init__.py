@@ -1,0 +1,1 @@
+"""Entropy minimisation (EM-FT, EM-RL, EM-INF) for a tiny language model."""

@@ -1,0 +1,11 @@
+# WRONG: the decoding loop draws from the model's raw logits; EM-INF's adjusted logits are computed but not used
+@torch.no_grad()
+def em_inf_generate(model: TinyLM, prompt_ids: torch.Tensor, cfg: InfConfig, temperature: float = 0.0,
+                    generator: torch.Generator | None = None) -> torch.Tensor:
+    seq = prompt_ids.clone()
+    for _ in range(cfg.max_new_tokens):
+        last = model(seq)[:, -1]
+        with torch.enable_grad():
+            em_inf_logits(last, cfg)
+        seq = torch.cat([seq, next_token(last, temperature, generator).unsqueeze(1)], dim=1)
+    return seq[:, prompt_ids.shape[1]:]

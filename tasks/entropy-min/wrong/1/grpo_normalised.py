@@ -1,0 +1,7 @@
+# WRONG: GRPO's advantage (group mean and standard deviation) instead of the leave-one-out baseline
+def rloo_advantages(rewards: torch.Tensor, group_size: int) -> torch.Tensor:
+    n = rewards.shape[0]
+    if group_size < 2 or n % group_size != 0:
+        raise ValueError(f"group_size {group_size} does not fit {n} responses")
+    r = rewards.reshape(n // group_size, group_size)
+    return ((r - r.mean(dim=1, keepdim=True)) / (r.std(dim=1, keepdim=True) + 1e-6)).reshape(n)
