@@ -2,7 +2,7 @@
 sandbox; emits outputs only, never compares.
 
 Every output is compared with the reference's (tests/expected/, outside the sandbox) at the tolerances measured
-in NOTES.md (strengths within 1e-6, ratings within 1e-3 points: any optimiser converged that far passes); the
+in NOTES.md (strengths within 5e-5, ratings within 0.01 points: any optimiser converged that far passes); the
 trusted checks in check_ratings.py recompute them from the equations of the method description. The helper
 `bt_design` is not probed (it may be restructured)."""
 from __future__ import annotations
@@ -19,10 +19,10 @@ from arena.votes import VoteLog, from_records
 from lmrbench_probe import case
 
 CASES = json.loads((Path(__file__).parent / "fixtures" / "cases.json").read_text())
-XI = dict(rtol=1e-6, atol=1e-6)
-RATING = {"rating*": {"rtol": 0, "atol": 1e-3}, "boot*": {"rtol": 0, "atol": 1e-3}, "ci_*": {"rtol": 0, "atol": 1e-3},
-          "rows.*.rating": {"rtol": 0, "atol": 1e-3}, "rows.*.ci_*": {"rtol": 0, "atol": 1e-3},
-          "win_rate": {"rtol": 0, "atol": 1e-6}}
+XI = dict(rtol=0, atol=5e-5)
+RATING = {"rating*": {"rtol": 0, "atol": 1e-2}, "boot*": {"rtol": 0, "atol": 1e-2}, "ci_*": {"rtol": 0, "atol": 1e-2},
+          "rows.*.rating": {"rtol": 0, "atol": 1e-2}, "rows.*.ci_*": {"rtol": 0, "atol": 1e-2},
+          "win_rate": {"rtol": 0, "atol": 1e-5}}
 
 
 def make_log(spec: dict) -> VoteLog:
@@ -86,10 +86,11 @@ def unknown_ties_raises():
     return {"xi": fit_bradley_terry(log, RatingConfig(ties="skip"))}
 
 
-@case
-def zero_l2_raises():
-    log = from_records([{"model_a": "x", "model_b": "y", "winner": "model_a"}])
-    return {"xi": fit_bradley_terry(log, RatingConfig(l2=0.0))}
+@case(params=[0.0, -1e-3])
+def nonpositive_l2_raises(l2):
+    recs = [{"model_a": a, "model_b": b, "winner": w} for a, b in (("x", "y"), ("y", "z"), ("z", "x"), ("x", "z"))
+            for w in ("model_a", "model_b", "tie")]
+    return {"xi": fit_bradley_terry(from_records(recs), RatingConfig(l2=l2))}
 
 
 @case(compare="exact")
