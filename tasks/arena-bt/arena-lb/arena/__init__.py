@@ -1,0 +1,1 @@
+"""arena-lb: a leaderboard from pairwise human votes between anonymous chat models."""

@@ -1,0 +1,6 @@
+# WRONG: rank compares lower bounds with lower bounds instead of with the upper bound
+def rank_with_ci(ci_low: np.ndarray, ci_high: np.ndarray) -> np.ndarray:
+    """Ranks of models from their confidence intervals (float (M,) each). Returns int64 (M,), 1 = best."""
+    low = np.asarray(ci_low, dtype=np.float64)
+    high = np.asarray(ci_high, dtype=np.float64)
+    return 1 + (low[None, :] > low[:, None]).sum(axis=1).astype(np.int64)
