@@ -93,3 +93,22 @@ def toy_ranking(out, ref):
     s = np.asarray(out["scores"])
     expect(np.all(np.diff(s) <= 1e-12), "scores not in decreasing order")
     close(s, np.asarray(ref["scores"]), rtol=1e-7, atol=1e-9)
+
+
+@check("graph_two_nodes_synonyms")
+def two_nodes_hand_value(out, ref):
+    # nodes "marie curie", "marie curies" (normalised, in order of appearance); the relation edge (weight 1) and a
+    # synonymy edge weighted by the cosine (0.9129 > 0.5) of their hashed trigram vectors, recomputed here from
+    # the repository's encoder definition, accumulate on the same pair
+    import zlib
+    def vec(s):
+        v = np.zeros(64)
+        t = f"#{s}#"
+        for i in range(len(t) - 2):
+            v[zlib.crc32(t[i:i + 3].encode()) % 64] += 1
+        return v / np.linalg.norm(v)
+    cosv = float(vec("marie curie") @ vec("marie curies"))
+    expect(cosv > 0.5, "fixture assumption")
+    equal(list(out["nodes"]), ["marie curie", "marie curies"], what="nodes")
+    close(out["adjacency"], [[0.0, 1.0 + cosv], [1.0 + cosv, 0.0]], rtol=1e-12)
+    equal(np.asarray(out["passage_node"]).tolist(), [[1, 1]], what="passage-node counts")

@@ -136,3 +136,25 @@ def toy_corpus_retrieval():
     res = retrieve(extract_query_entities(queries[2]), g, enc, cfg)
     return {"passages": np.asarray(res.passages).astype(np.int64), "scores": np.asarray(res.scores, dtype=np.float64),
             "node_probs": np.asarray(res.node_probs, dtype=np.float64)}
+
+
+@case
+def specificity_rejects_unused_node():
+    return {"s": node_specificity(np.array([[1, 0, 2], [3, 0, 0]]))}
+
+
+@case(**F64)
+def link_no_entities():
+    g, enc = graph_of(CASES["graph"][0])
+    ids, sims = link_query_entities([], g, enc)
+    return {"ids": np.asarray(ids).astype(np.int64).reshape(-1), "sims": np.asarray(sims, dtype=np.float64).reshape(-1)}
+
+
+@case(**F64, outputs={"nodes": {"compare": "exact"}})
+def graph_two_nodes_synonyms():
+    enc = PhraseEncoder(64)
+    cfg = HippoConfig(synonym_threshold=0.5, synonym_weight="similarity", embed_dim=64)
+    g = build_graph([[("Marie Curie", "also known as", "Marie Curies")]],
+                    enc, cfg)
+    return {"nodes": list(g.nodes), "adjacency": g.adjacency().toarray(),
+            "passage_node": np.asarray(g.passage_node).astype(np.int64)}
