@@ -158,3 +158,11 @@ def graph_two_nodes_synonyms():
                     enc, cfg)
     return {"nodes": list(g.nodes), "adjacency": g.adjacency().toarray(),
             "passage_node": np.asarray(g.passage_node).astype(np.int64)}
+
+
+@case(**F64)
+def link_single_node_graph():
+    g = KnowledgeGraph()
+    g.add_node("port alder")
+    ids, sims = link_query_entities(["Port Alder", "Vellmar"], g, PhraseEncoder(32))
+    return {"ids": np.asarray(ids).astype(np.int64), "sims": np.asarray(sims, dtype=np.float64)}
