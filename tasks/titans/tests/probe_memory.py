@@ -105,7 +105,7 @@ def outer_loop_gradients(mode):
     else:
         states, momenta = sequential_update(w, s, k, v, a, e, th)
     loss = retrieve(states, c["q"]).pow(2).sum() + sum(m[:, -1].sum() for m in momenta)
-    return {"loss": loss.detach(), "grads": list(torch.autograd.grad(loss, leaves))}
+    return {"loss": loss.detach(), "grads": list(torch.autograd.grad(loss, leaves, allow_unused=True, materialize_grads=True))}
 
 
 @case(params=[1, 3], rtol=1e-8, atol=1e-10)
