@@ -69,7 +69,8 @@ class GatedAttention(nn.Module):
                 cache.length + T - 1, continuing the positions the cache has seen; the call updates the cache.
 
         Returns:
-            AttentionOutput; out and probs have the dtype of x; T_total = T + the positions seen before.
+            AttentionOutput; out and probs have the dtype of x and are computed in it (float32 or float64; no
+            up- or down-cast); T_total = T + the positions seen before.
 
         Raises:
             ValueError: if x is not 3-D with last dimension d_model.
