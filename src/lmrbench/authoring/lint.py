@@ -6,6 +6,7 @@ import ast
 import re
 from pathlib import Path
 
+from lmrbench.authoring.lint_context import context_misses_imports
 from lmrbench.authoring.lint_original import original_checks
 from lmrbench.authoring.lint_probes import lint_probe_files
 from lmrbench.tasks.loader import TaskSet
@@ -133,7 +134,7 @@ def lint(tasks: TaskSet) -> list[Problem]:
         out += _task_checks(task)
         for impl in task.implementations:
             if task.layout is Layout.LMRBENCH:  # the original layout's copies are found in lint_original
-                out += _body_elsewhere(task, impl) + _our_checks(task, impl)
+                out += _body_elsewhere(task, impl) + _our_checks(task, impl) + context_misses_imports(task, impl)
                 if Path(impl.unit_test_file).name.startswith("probe_"):
                     out += lint_probe_files(task, impl)
     return out
