@@ -1,0 +1,1 @@
+"""MAUVE: a divergence-frontier comparison of model text with human text, on features of the samples."""

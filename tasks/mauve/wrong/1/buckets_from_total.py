@@ -1,0 +1,11 @@
+# wrong: the number of clusters is one per ten samples of P and Q together, ignoring cfg.buckets
+def quantize(p_features, q_features, cfg):
+    p = np.asarray(p_features, dtype=np.float64)
+    q = np.asarray(q_features, dtype=np.float64)
+    if p.ndim != 2 or q.ndim != 2 or p.shape[1] != q.shape[1] or len(p) == 0 or len(q) == 0:
+        raise ValueError("bad features")
+    k = cfg.num_buckets or max(2, round((len(p) + len(q)) / 10))
+    labels = kmeans(prepare_features(np.concatenate([p, q]), cfg), k, cfg).labels
+    p_labels, q_labels = labels[: len(p)], labels[len(p):]
+    return Quantized(np.bincount(p_labels, minlength=k) / len(p), np.bincount(q_labels, minlength=k) / len(q),
+                     p_labels, q_labels, k)
