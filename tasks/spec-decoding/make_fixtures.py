@@ -43,6 +43,9 @@ def main(out: Path) -> None:
         {"prompt": [6], "gamma": 2, "temperature": 0.8, "max_new_tokens": 13, "seed": 8},
         {"prompt": [2, 9], "gamma": 3, "temperature": 0.0, "max_new_tokens": 17, "seed": 9},
         {"prompt": [3], "gamma": 1, "temperature": 1.0, "max_new_tokens": 1, "seed": 10},
+        {"prompt": [7, 7], "gamma": 3, "temperature": 1.0, "max_new_tokens": 2, "seed": 11},
+        {"prompt": [12], "gamma": 2, "temperature": 1.2, "max_new_tokens": 3, "seed": 12},
+        {"prompt": [1], "gamma": 4, "temperature": 1.0, "max_new_tokens": 1, "seed": 13},
     ]
     data = {"verify": verify, "steps": steps, "generations": generations}
     out.mkdir(parents=True, exist_ok=True)

@@ -113,6 +113,9 @@ def generate_tiny(i):
     target, draft = make_pair()
     cfg = SpecConfig(gamma=c["gamma"], temperature=c["temperature"], max_new_tokens=c["max_new_tokens"])
     stream = UniformStream(c["seed"])
+    for _ in range(2):  # passes made before the generation are not the generation's
+        target.logits([0])
+        draft.logits([0, 1])
     res = speculative_generate(target, draft, c["prompt"], cfg, stream)
     greedy: list[int] = []
     if c["temperature"] == 0:
