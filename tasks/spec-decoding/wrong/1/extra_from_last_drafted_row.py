@@ -1,0 +1,11 @@
+# wrong: when all drafted tokens are accepted, the extra token is sampled from the last drafted position's target row
+def verify(p: torch.Tensor, q: torch.Tensor, drafted: Sequence[int], r: Sequence[float], u: float) -> tuple[int, int]:
+    gamma = len(drafted)
+    n = 0
+    for i, x in enumerate(drafted):
+        if r[i] > float(p[i, x] / q[i, x]):
+            break
+        n += 1
+    if n < gamma:
+        return n, sample_index(torch.clamp(p[n] - q[n], min=0.0), u)
+    return n, sample_index(p[gamma - 1], u)

@@ -1,0 +1,14 @@
+# wrong: when every drafted token is accepted the step emits only them, without the extra target token
+def speculative_step(target: TinyLM, draft: TinyLM, prefix: Sequence[int], cfg: SpecConfig,
+                     stream: UniformStream) -> StepResult:
+    drafted: list[int] = []
+    q_rows = []
+    for _ in range(cfg.gamma):
+        q_i = probs_from_logits(draft.logits(list(prefix) + drafted)[-1], cfg.temperature)
+        q_rows.append(q_i)
+        drafted.append(sample_index(q_i, stream.next()))
+    logits = target.logits(list(prefix) + drafted)
+    p = probs_from_logits(logits[len(prefix) - 1 :], cfg.temperature)
+    r = [stream.next() for _ in range(cfg.gamma)]
+    n, token = verify(p, torch.stack(q_rows), drafted, r, stream.next())
+    return StepResult(drafted, n, drafted[:n] + ([token] if n < cfg.gamma else []))
