@@ -1,0 +1,1 @@
+"""Contextual calibration of few-shot in-context classification."""
