@@ -1,0 +1,1 @@
+"""Matryoshka representations: one embedding whose every prefix is a usable representation."""
