@@ -16,7 +16,7 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 demo: setup
-	$(VENV)/bin/lmrbench run --model reference --workers 2
+	$(VENV)/bin/lmrbench run --model reference --split all --workers 2
 
 test: setup
 	$(VENV)/bin/ruff check src tests benchmarks
