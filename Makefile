@@ -24,7 +24,7 @@ test: setup
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
 validate: setup
-	$(VENV)/bin/lmrbench validate --mutants --workers 2
+	$(VENV)/bin/lmrbench validate --mutants --split all --workers 2
 
 bench: setup
 	$(PY) benchmarks/bench_evaluate.py

@@ -45,8 +45,11 @@ def test_stub_fails_and_json_listing(tmp_path):
     res = cli("run", "--model", "stub", "-t", "dpo", "--run-dir", str(tmp_path / "stub"), cwd=tmp_path)
     assert res.returncode == 0
     assert "stub: 0/1 passed (0.0%" in res.stdout
-    listing = json.loads(cli("tasks", "list", "--json", cwd=tmp_path).stdout)
+    listing = json.loads(cli("tasks", "list", "--split", "all", "--json", cwd=tmp_path).stdout)
     assert len(listing) == N and all(row["category"] for row in listing)
+    # without --split, new work is the main split
+    main = json.loads(cli("tasks", "list", "--json", cwd=tmp_path).stdout)
+    assert {row["split"] for row in main} == {"main"} and len(main) == sum(r["split"] == "main" for r in listing)
 
 
 def test_bad_tasks_path_is_a_clear_error(tmp_path):

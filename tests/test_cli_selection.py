@@ -55,7 +55,12 @@ def test_evaluate_defaults_to_runs_model_keeps_predictions_and_honours_selection
 
 def test_since_adds_its_own_row_and_a_selection_of_nothing_is_an_error(tmp_path):
     suite = _suite(tmp_path / "suite")
+    # no --split: a new run takes the main split; -t or --split all widen it (resuming adds the rest)
     res = cli("run", "--model", "reference", "--tasks", str(suite), "--run-dir", "r", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr[-2000:]
+    evals = [json.loads(line) for line in (tmp_path / "r" / "evaluations.jsonl").read_text().splitlines()]
+    assert [e["instance_id"] for e in evals] == ["beta/1"]
+    res = cli("run", "--model", "reference", "--tasks", str(suite), "--run-dir", "r", "--split", "all", cwd=tmp_path)
     assert res.returncode == 0, res.stderr[-2000:]
     rep = json.loads(cli("report", "r", "--tasks", str(suite), "--since", "2025-01-01", "--json",
                          cwd=tmp_path).stdout)

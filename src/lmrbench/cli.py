@@ -67,11 +67,20 @@ err = Console(stderr=True, soft_wrap=True)
 
 TasksOpt = Annotated[Path | None, typer.Option("--tasks", help="Task folder (either layout); default: built-in.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output on stdout.")]
-# The default becomes "main" once the main split has its tasks (issue #9); until then "all" keeps every command
-# on the whole built-in suite.
-DEFAULT_SPLIT = "all"
-SplitOpt = Annotated[str, typer.Option("--split", help="main | lite | all: which split of the built-in suite "
-                                       "(tasks of the original layout are in every split).")]
+# No --split: commands that start new work (list, run, generate, validate, export, ...) take the main split, the
+# split at the original benchmark's difficulty (issue #9), or every split when -t names what to take; commands
+# that work on existing files (evaluate, report, judge, lint, fixtures) take every split.
+DEFAULT_SPLIT = None
+SplitOpt = Annotated[str | None, typer.Option("--split", help="main | lite | all: which split of the built-in suite "
+                                              "(default: main for new work unless -t selects, all for existing "
+                                              "results; tasks of the original layout are in every split).")]
+
+
+def _resolve_split(split: str | None, select: list[str] | None, new_work: bool) -> str:
+    """The split a command works on when --split is not given (see DEFAULT_SPLIT)."""
+    if split is not None:
+        return split
+    return "main" if new_work and not select else "all"
 SinceOpt = Annotated[str | None, typer.Option("--since", help="Only tasks published on or after this ISO date "
                                               "(e.g. a model's training cut-off).")]
 SelectOpt = Annotated[list[str] | None, typer.Option("--task", "-t", help="Only these tasks/instances (glob).")]
@@ -88,9 +97,10 @@ RayAddressOpt = Annotated[str | None, typer.Option(
     "default: a private Ray on this machine.")]
 
 
-def _load(path: Path | None, quiet: bool = False, select: list[str] | None = None, split: str = "all",
-          since: str | None = None) -> TaskSet:
+def _load(path: Path | None, quiet: bool = False, select: list[str] | None = None, split: str | None = "all",
+          since: str | None = None, new_work: bool = True) -> TaskSet:
     """The task folder, restricted to the selection; a bad folder or an empty selection is a clear error."""
+    split = _resolve_split(split, select, new_work)
     try:
         tasks = load_tasks(path)
         day = dt.date.fromisoformat(since) if since else None
@@ -104,8 +114,10 @@ def _load(path: Path | None, quiet: bool = False, select: list[str] | None = Non
     return tasks
 
 
-def _select(ts: TaskSet, select: list[str] | None, split: str, since: str | None) -> TaskSet:
+def _select(ts: TaskSet, select: list[str] | None, split: str | None, since: str | None,
+            new_work: bool = True) -> TaskSet:
     """The implementations a command works on; an empty selection is a clear error."""
+    split = _resolve_split(split, select, new_work)
     try:
         day = dt.date.fromisoformat(since) if since else None
         return ts.restrict(select, split, day) if select or split != "all" or day else ts
@@ -189,7 +201,7 @@ def tasks_lint(path: Annotated[Path | None, typer.Argument(help="Task folder; de
                                                  "tests the stub passes, references that fail.")] = False,
                env: EnvOpt = "task") -> None:
     """Report each defect of a task folder, one line each: task or task/index, severity, kind, detail."""
-    ts = _select(_load(path or tasks, quiet=True), select, split, since)
+    ts = _select(_load(path or tasks, quiet=True), select, split, since, new_work=False)
     problems = lint(ts)
     if run:
         problems += lint_by_running(ts, select, env)
@@ -210,7 +222,7 @@ def tasks_fixtures(tasks: TasksOpt = None, select: SelectOpt = None,
                    check: Annotated[bool, typer.Option("--check", help="Compare instead of writing.")] = False
                    ) -> None:
     """Regenerate tests/fixtures of each task from its reference (or check they are up to date)."""
-    ts = _select(_load(tasks), select, split, since)
+    ts = _select(_load(tasks), select, split, since, new_work=False)
     ids = {i.task_id for i in ts.select(select)}
     bad = 0
     for task in (t for t in ts.tasks if t.task_id in ids):
@@ -482,7 +494,7 @@ def evaluate_cmd(
 ) -> None:
     """Evaluate predictions in the sandbox into evaluations.jsonl (resumable), then report; or re-grade a run."""
     full = _load(tasks)
-    ts = _select(full, select, split, since)
+    ts = _select(full, select, split, since, new_work=False)
     if regrade is not None:
         _regrade(ts, regrade, write, as_json)
         return
@@ -538,7 +550,7 @@ def report_cmd(
 ) -> None:
     """Leaderboard of one or several runs: report.md, .csv, .json and a self-contained report.html."""
     # --since adds a row for the implementations published on or after it (it does not drop the others)
-    _report(_select(_load(tasks, quiet=True), select, split, None), run_dirs, as_json, out_dir, labels,
+    _report(_select(_load(tasks, quiet=True), select, split, None, new_work=False), run_dirs, as_json, out_dir, labels,
             since=dt.date.fromisoformat(since) if since else None)
 
 
@@ -561,7 +573,7 @@ def judge_run_cmd(
     api_base: ApiBaseOpt = None,
 ) -> None:
     """LLM-as-judge categories 1/2/3 for every prediction of a run, into judgments.jsonl (resumable)."""
-    ts = _select(_load(tasks, quiet=True), select, split, since)
+    ts = _select(_load(tasks, quiet=True), select, split, since, new_work=False)
     run = RunDir(run_dir)
     if not run.predictions.is_file():
         err.print(f"[red]error:[/red] {run.predictions} does not exist")
