@@ -1,6 +1,9 @@
 """Probe for hrm/1: `hrm_forward`, `act_segment` and `train_batch` in hrmlet/hrm.py. Emits outputs only."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import torch
 
 from lmrbench_probe import case
@@ -32,7 +35,8 @@ def grads(net: HRMNet) -> dict:
     return out
 
 
-SCHEDULES = [(1, 1), (1, 3), (2, 2), (3, 1), (2, 3)]
+CASES = json.loads((Path(__file__).parent / "fixtures" / "hrm_cases.json").read_text())
+SCHEDULES = [tuple(s) for s in CASES["schedules"]]
 
 
 @case(params=range(len(SCHEDULES)), **TOL)
@@ -76,9 +80,7 @@ def forward_rejects(bad):
     return {"result": hrm_forward(net, z_h, z_l, x)}
 
 
-# (segment, min_segments, q bias (halt, continue), max_segments)
-SEGMENTS = [(1, [1, 1, 2], (3.0, -3.0), 4), (1, [1, 1, 2], (-3.0, 3.0), 4), (2, [1, 2, 3], (3.0, -3.0), 4),
-            (4, [1, 4, 4], (-3.0, 3.0), 4), (3, [3, 4, 2], (0.5, 0.0), 3), (2, [1, 1, 1], (0.0, 0.0), 5)]
+SEGMENTS = CASES["segments"]
 
 
 @case(params=range(len(SEGMENTS)), **TOL)
@@ -125,3 +127,14 @@ def train_loop_halts_early():
     losses = train_batch(net, opt, x, y, torch.Generator().manual_seed(5))
     return {"losses": torch.tensor(losses, dtype=F64), "n": len(losses),
             **{f"w.{k}": v.detach().clone() for k, v in net.named_parameters()}}
+
+
+@case(**TOL)
+def segment_q_tie():
+    net = build(seed=80, max_segments=4)
+    with torch.no_grad():
+        net.q_head.weight.zero_()
+        net.q_head.bias.copy_(torch.tensor([0.25, 0.25], dtype=F64))
+    x, y = data(net, 2, 81)
+    out = act_segment(net, *net.initial_state(2), x, y, 2, torch.tensor([1, 1]))
+    return {"halt": out["halt"], "q_target": out["q_target"], "loss": out["loss"].detach()}
