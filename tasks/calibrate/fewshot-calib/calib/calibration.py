@@ -15,7 +15,8 @@ from calib.tokenizer import Tokenizer
 
 
 def label_probs(model: TinyLM, tokenizer: Tokenizer, template: Template, prompt: str) -> torch.Tensor:
-    """The model's probabilities of the classes for a prompt (`Template.build_prompt`).
+    """The model's probabilities of the classes for a prompt (`Template.build_prompt`), encoded by
+    `tokenizer.encode` with its default <bos>.
 
     Returns:
         (num_classes,) float64, summing to 1.
