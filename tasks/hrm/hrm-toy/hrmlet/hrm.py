@@ -39,8 +39,9 @@ def act_segment(net: HRMNet, z_h: torch.Tensor, z_l: torch.Tensor, x: torch.Tens
 def train_batch(net: HRMNet, optimizer: torch.optim.Optimizer, x: torch.Tensor, y: torch.Tensor,
                 generator: torch.Generator) -> list[float]:
     """Deep supervision over segments m = 1..M_max for one batch, one optimizer step per segment, stopping
-    once every sequence has halted; every sequence of the batch takes part in each segment that is run (a
-    halted one included). The states start from `net.initial_state`. M_min is drawn once per batch with `sample_min_segments(..., generator)`.
+    after the first segment whose halting decision (`act_segment`'s "halt") is true for every sequence at once;
+    every sequence of the batch takes part in each segment that is run, and a sequence that halted in an earlier
+    segment is decided again (nothing is carried over from earlier decisions). The states start from `net.initial_state`. M_min is drawn once per batch with `sample_min_segments(..., generator)`.
     Returns the list of segment losses (floats)."""
     # TODO: implement (see the method description).
     raise NotImplementedError
