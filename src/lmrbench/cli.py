@@ -74,13 +74,6 @@ DEFAULT_SPLIT = None
 SplitOpt = Annotated[str | None, typer.Option("--split", help="main | lite | all: which split of the built-in suite "
                                               "(default: main for new work unless -t selects, all for existing "
                                               "results; tasks of the original layout are in every split).")]
-
-
-def _resolve_split(split: str | None, select: list[str] | None, new_work: bool) -> str:
-    """The split a command works on when --split is not given (see DEFAULT_SPLIT)."""
-    if split is not None:
-        return split
-    return "main" if new_work and not select else "all"
 SinceOpt = Annotated[str | None, typer.Option("--since", help="Only tasks published on or after this ISO date "
                                               "(e.g. a model's training cut-off).")]
 SelectOpt = Annotated[list[str] | None, typer.Option("--task", "-t", help="Only these tasks/instances (glob).")]
@@ -97,10 +90,17 @@ RayAddressOpt = Annotated[str | None, typer.Option(
     "default: a private Ray on this machine.")]
 
 
+def _resolve_split(split: str | None, select: list[str] | None, new_work: bool) -> str:
+    """The split a command works on when --split is not given (see DEFAULT_SPLIT)."""
+    if split is not None:
+        return split
+    return "main" if new_work and not select else "all"
+
+
 def _load(path: Path | None, quiet: bool = False, select: list[str] | None = None, split: str | None = "all",
-          since: str | None = None, new_work: bool = True) -> TaskSet:
+          since: str | None = None) -> TaskSet:
     """The task folder, restricted to the selection; a bad folder or an empty selection is a clear error."""
-    split = _resolve_split(split, select, new_work)
+    split = _resolve_split(split, select, new_work=True)
     try:
         tasks = load_tasks(path)
         day = dt.date.fromisoformat(since) if since else None
