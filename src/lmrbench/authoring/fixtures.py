@@ -15,7 +15,7 @@ from pathlib import Path
 from lmrbench.authoring.fixture_compare import Same, compare_files
 from lmrbench.evaluate.apply import apply_prediction, make_workspace
 from lmrbench.evaluate.grading import grade_probe_data
-from lmrbench.evaluate.probes import expected_path, parse_probe_output, read_capped
+from lmrbench.evaluate.probes import ProbeData, expected_path, parse_probe_output, read_capped
 from lmrbench.evaluate.runner import EvalConfig, grading_of, prepare, run_cold, shared_pool
 from lmrbench.records import Grading, Status
 from lmrbench.sandbox import SandboxConfig
@@ -52,6 +52,17 @@ def canonical_outputs(data: bytes) -> bytes:
             row.pop("seconds", None)
             lines.append(json.dumps(row, sort_keys=True, allow_nan=False))
     return ("\n".join(lines) + "\n").encode()
+
+
+def spec_changes(stored: ProbeData | None, fresh: ProbeData | None) -> str:
+    """Cases added or removed, or whose comparison spec (tolerances, compare mode, dtype) differs, between the
+    stored expected outputs and a fresh reference run; '' when none. Values may differ by float rounding (the
+    grade decides that); a spec may not, since grading uses the stored one."""
+    old = stored.cases if stored is not None else {}
+    new = fresh.cases if fresh is not None else {}
+    names = [f"+{n}" for n in new if n not in old] + [f"-{n}" for n in old if n not in new]
+    names += [n for n in new if n in old and new[n].spec != old[n].spec]
+    return ", ".join(names[:5]) + (f" (+{len(names) - 5} more)" if len(names) > 5 else "")
 
 
 def reference_outputs(task: Task, impl: Implementation, sandbox_config: SandboxConfig | None = None) -> bytes | str:
@@ -93,8 +104,11 @@ def _expected(task: Task, check: bool, sandbox_config: SandboxConfig | None) -> 
         elif not target.is_file():
             problems.append(f"{impl.instance_id}: no {target.relative_to(task.root)}")
         elif target.read_bytes() != new:
+            changed = spec_changes(parse_probe_output(target.read_bytes()), parse_probe_output(new))
             g = grade_probe_data(task, impl.unit_test_file, parse_probe_output(new), 0, False, set())
-            if g.status is not Status.PASSED:
+            if changed:
+                problems.append(f"{impl.instance_id}: the probe's cases or comparison specs changed: {changed}")
+            elif g.status is not Status.PASSED:
                 problems.append(f"{impl.instance_id}: expected outputs differ from the reference's: {g.reason}")
     return problems
 

@@ -13,6 +13,10 @@ from hrmlet.model import HRMNet
 
 F64 = torch.float64
 TOL = dict(rtol=1e-9, atol=1e-11)
+# The losses may be computed in float32 (a float32 path is an equivalent formulation, issue #9): the cases that
+# return a loss, its gradients or weights after optimizer steps accept float32 rounding (measured on a float32-loss answer:
+# 1.4e-6 relative beyond atol; the forward cases stay at float64 tolerance).
+LOSS_TOL = dict(rtol=1e-5, atol=1e-8, outputs={"loss": {"dtype": False}})
 
 
 def build(seed: int = 0, **kw) -> HRMNet:
@@ -83,7 +87,7 @@ def forward_rejects(bad):
 SEGMENTS = CASES["segments"]
 
 
-@case(params=range(len(SEGMENTS)), **TOL)
+@case(params=range(len(SEGMENTS)), **LOSS_TOL)
 def segment_act(i):
     m, mins, bias, mmax = SEGMENTS[i]
     net = build(seed=30 + i, max_segments=mmax)
@@ -102,7 +106,7 @@ def segment_act(i):
             "q": out["q"].detach(), **grads(net)}
 
 
-@case(params=[(2, 0.0, 0), (3, 1.0, 1), (4, 0.5, 2)], **TOL)
+@case(params=[(2, 0.0, 0), (3, 1.0, 1), (4, 0.5, 2)], **LOSS_TOL)
 def train_loop(p):
     mmax, eps, seed = p
     net = build(seed=50 + seed, max_segments=mmax, explore_prob=eps)
@@ -117,7 +121,7 @@ def train_loop(p):
     return res
 
 
-@case(**TOL)
+@case(**LOSS_TOL)
 def train_loop_halts_early():
     net = build(seed=70, max_segments=4, explore_prob=0.0)
     with torch.no_grad():
@@ -129,7 +133,7 @@ def train_loop_halts_early():
             **{f"w.{k}": v.detach().clone() for k, v in net.named_parameters()}}
 
 
-@case(**TOL)
+@case(**LOSS_TOL)
 def segment_q_tie():
     net = build(seed=80, max_segments=4)
     with torch.no_grad():
