@@ -105,3 +105,16 @@ def test_from_dirs_keeps_added_imports_and_helpers_or_falls_back_to_a_diff(toy_t
         applied = make_workspace(task, tmp_path / f"applied-{form}")
         apply_prediction(pred, applied)
         assert (applied / "calc" / "ops.py").read_text() == final
+
+
+def test_export_with_the_paper_withheld(tmp_path):
+    cli = [sys.executable, "-m", "lmrbench"]
+    res = subprocess.run([*cli, "workspace", "export", "--out", str(tmp_path), "-t", "dpo", "--paper", "withheld"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    ws = tmp_path / "dpo__1"
+    assert "withheld" in (ws / "paper.md").read_text()
+    assert json.loads((ws / ".lmrbench.json").read_text())["paper_source"] == "withheld"
+    shown = subprocess.run([*cli, "tasks", "prompt", "dpo/1", "--paper", "withheld"], capture_output=True, text=True)
+    assert shown.returncode == 0 and "withheld" in shown.stdout
+    assert load_tasks().task("dpo").description_file.read_text().strip()[:200] not in shown.stdout

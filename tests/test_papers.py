@@ -7,7 +7,7 @@ import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
-from lmrbench.papers import fetch_paper, paper_text, pdf_pages, pdf_url
+from lmrbench.papers import WITHHELD, fetch_paper, paper_text, pdf_pages, pdf_url
 from lmrbench.tasks.loader import load_tasks
 
 
@@ -72,3 +72,13 @@ def test_fetch_over_http_on_loopback(tmp_path):
         httpd.shutdown()
         httpd.server_close()
     assert json.loads(out.read_text())["pages"] == {"1": "Served over HTTP"}
+
+
+def test_withheld_replaces_even_a_fetched_paper(tmp_path):
+    task = load_tasks().task("dpo")
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes(make_pdf(["Page one text"]))
+    local = task.model_copy(update={"paper_url": pdf.as_uri()})
+    fetch_paper(local, tmp_path / "cache")
+    text = paper_text(local, tmp_path / "cache", mode="withheld")
+    assert (text.source, text.text) == ("withheld", WITHHELD)

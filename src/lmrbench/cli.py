@@ -45,7 +45,7 @@ from lmrbench.judge.run import judge_run, load_judgments
 from lmrbench.models import ModelSettings, get_model
 from lmrbench.models.base import Model
 from lmrbench.models.ray_model import RayModel
-from lmrbench.papers import fetch_paper, paper_text
+from lmrbench.papers import PaperMode, fetch_paper, paper_text
 from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.report import strict_json
 from lmrbench.report.bundle import collect, write_all
@@ -156,7 +156,7 @@ def tasks_list(tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt
 @tasks_app.command("prompt")
 def tasks_prompt(instance: str, tasks: TasksOpt = None,
                  papers_dir: Annotated[Path | None, typer.Option(help="Cached paper texts.")] = None,
-                 as_json: JsonOpt = False) -> None:
+                 paper: PaperOpt = "full", as_json: JsonOpt = False) -> None:
     """Print the exact prompt the `prompt` solver sends for one implementation (`dpo/1`)."""
     ts = _load(tasks, quiet=True)
     try:
@@ -164,7 +164,7 @@ def tasks_prompt(instance: str, tasks: TasksOpt = None,
     except KeyError as exc:
         err.print(f"[red]error:[/red] {exc.args[0]}")
         raise typer.Exit(2) from exc
-    messages = build_prompt(task, impl, paper_text(task, papers_dir))
+    messages = build_prompt(task, impl, paper_text(task, papers_dir, paper))
     if as_json:
         _emit_json({"prompt_version": PROMPT_VERSION, "messages": [m.model_dump(mode="json") for m in messages]})
         return
@@ -389,7 +389,7 @@ def _solver(opts: GenOptions, rd: Path, stack: contextlib.ExitStack, where: Exec
         raise typer.Exit(2) from exc
     if where.kind == "ray":
         model = stack.enter_context(RayModel(model, where.ray_address, per_node=opts.concurrency))
-    return ModelSolver(model, opts.solver, rd, limits=opts.limits)
+    return ModelSolver(model, opts.solver, rd, limits=opts.limits, paper=opts.paper)
 
 
 def _generate(ts: TaskSet, opts: GenOptions, rd: Path, select: list[str] | None,
@@ -422,11 +422,12 @@ def _generate_with(ts: TaskSet, opts: GenOptions, rd: Path, select: list[str] | 
 
 def _gen_options(model: str, solver: SolverName, samples: int, concurrency: int, temperature: float,
                  max_tokens: int, seed: int | None, api_base: str | None, fake_script: Path | None,
-                 max_steps: int, no_cache: bool) -> GenOptions:
+                 max_steps: int, no_cache: bool, paper: PaperMode = "full") -> GenOptions:
     return GenOptions(model=model, solver=solver, samples=samples, concurrency=concurrency,
                       settings=ModelSettings(temperature=temperature, max_tokens=max_tokens, seed=seed,
                                              api_base=api_base),
-                      fake_script=fake_script, limits=AgentLimits(max_steps=max_steps), no_cache=no_cache)
+                      fake_script=fake_script, limits=AgentLimits(max_steps=max_steps), no_cache=no_cache,
+                      paper=paper)
 
 
 SamplesOpt = Annotated[int, typer.Option(min=1, help="Samples per implementation (for pass@k).")]
@@ -438,6 +439,8 @@ ApiBaseOpt = Annotated[str | None, typer.Option(help="OpenAI-compatible server U
 FakeOpt = Annotated[Path | None, typer.Option(exists=True, dir_okay=False, help="JSONL script for --model fake.")]
 StepsOpt = Annotated[int, typer.Option(min=1, help="Agent step limit.")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")]
+PaperOpt = Annotated[PaperMode, typer.Option(
+    help="full: the paper's text; withheld: only its title (an ablation: does the model need the paper?).")]
 
 
 @app.command("generate")
@@ -457,13 +460,14 @@ def generate_cmd(
     fake_script: FakeOpt = None,
     max_steps: StepsOpt = 30,
     no_cache: NoCacheOpt = False,
+    paper: PaperOpt = "full",
     run_dir: RunDirOpt = None,
     executor: ExecutorOpt = "local",
     ray_address: RayAddressOpt = None,
 ) -> None:
     """Write predictions.jsonl for a model (resumable: finished items are skipped)."""
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
-                        max_steps, no_cache)
+                        max_steps, no_cache, paper)
     _generate(_select(_load(tasks), select, split, since), opts, _run_dir(run_dir, model), select,
               ExecutorConfig(kind=executor, ray_address=ray_address))
 
@@ -642,6 +646,7 @@ def run_cmd(
     fake_script: FakeOpt = None,
     max_steps: StepsOpt = 30,
     no_cache: NoCacheOpt = False,
+    paper: PaperOpt = "full",
     run_dir: RunDirOpt = None,
     workers: WorkersOpt = 2,
     isolation: IsolationOpt = "best",
@@ -659,7 +664,7 @@ def run_cmd(
     attach_task_envs(ts, select, env)
     rd = _run_dir(run_dir, model)
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
-                        max_steps, no_cache)
+                        max_steps, no_cache, paper)
     _generate(ts, opts, rd, select, ExecutorConfig(kind=executor, ray_address=ray_address))
     _evaluate(full, RunDir(rd).predictions, rd, workers, None, isolation,
               only={i.instance_id for i in ts.instances()}, path=path, hf_cache=hf_cache, gpus=gpus,
@@ -697,9 +702,9 @@ def papers_fetch(tasks: TasksOpt = None, select: SelectOpt = None,
 @workspace_app.command("export")
 def workspace_export(out_dir: Annotated[Path, typer.Option("--out", help="Folder to write workspaces into.")],
                      tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT,
-                     since: SinceOpt = None) -> None:
+                     since: SinceOpt = None, paper: PaperOpt = "full") -> None:
     """Write one ready workspace per implementation (repository, paper.md, INSTRUCTIONS.md)."""
-    made = export_workspaces(_select(_load(tasks), select, split, since), out_dir, select)
+    made = export_workspaces(_select(_load(tasks), select, split, since), out_dir, select, paper=paper)
     out.print(f"{len(made)} workspace(s) in {out_dir}", highlight=False)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from lmrbench.evaluate.apply import make_workspace
-from lmrbench.papers import paper_text
+from lmrbench.papers import PaperMode, paper_text
 from lmrbench.records import Prediction
 from lmrbench.safefs import read_beneath
 from lmrbench.solvers.agent import instructions_text
@@ -23,7 +23,7 @@ EXTRA_FILES = {META, "paper.md", "INSTRUCTIONS.md"}
 
 
 def export_workspaces(tasks: TaskSet, out: Path, patterns: list[str] | None = None,
-                      papers_dir: Path | None = None) -> list[Path]:
+                      papers_dir: Path | None = None, paper: PaperMode = "full") -> list[Path]:
     """One folder per implementation: the masked repository, paper.md and INSTRUCTIONS.md."""
     out.mkdir(parents=True, exist_ok=True)
     made = []
@@ -33,12 +33,12 @@ def export_workspaces(tasks: TaskSet, out: Path, patterns: list[str] | None = No
         clash = [name for name in EXTRA_FILES if (ws / name).exists()]
         if clash:
             raise ValueError(f"{impl.instance_id}: the repository already has {clash}")
-        paper = paper_text(task, papers_dir)
-        (ws / "paper.md").write_text(paper.text, encoding="utf-8")
+        text = paper_text(task, papers_dir, paper)
+        (ws / "paper.md").write_text(text.text, encoding="utf-8")
         (ws / "INSTRUCTIONS.md").write_text(instructions_text(task, impl) + "\nDo not edit paper.md, "
                                             "INSTRUCTIONS.md or .lmrbench.json.\n", encoding="utf-8")
         meta = {"instance_id": impl.instance_id, "goal_file": impl.goal_file, "targets": impl.targets,
-                "paper_source": paper.source}
+                "paper_source": text.source}
         (ws / META).write_text(json.dumps(meta, indent=2), encoding="utf-8")
         made.append(ws)
     return made

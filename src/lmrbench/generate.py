@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from lmrbench.jsonl import JsonlWriter, read_lines
 from lmrbench.models.base import Model, ModelSettings, Usage
-from lmrbench.papers import paper_text
+from lmrbench.papers import PaperMode, paper_text
 from lmrbench.records import Outcome, Prediction, PredictionMeta
 from lmrbench.rundir import RunDir
 from lmrbench.solvers.agent import AgentLimits, agent_prediction
@@ -50,6 +50,8 @@ class GenOptions(BaseModel):
     fake_script: Path | None = Field(default=None, description="The fake model's script (one JSON reply a line).")
     limits: AgentLimits = Field(default_factory=AgentLimits, description="The agent's step/token/cost/time limits.")
     no_cache: bool = Field(default=False, description="Do not read or write the response cache.")
+    paper: PaperMode = Field(default="full", description="full: the paper's text in the prompt or workspace; "
+                             "withheld: only its title (an ablation: how much the paper is needed).")
 
 
 SolverName = Literal["prompt", "agent"]
@@ -100,6 +102,7 @@ class ModelSolver:
     run_dir: Path
     papers_dir: Path | None = None
     limits: AgentLimits | None = None
+    paper: PaperMode = "full"
 
     @property
     def name(self) -> str:
@@ -109,7 +112,7 @@ class ModelSolver:
         if task.defect:  # an original-layout task without a repository: nothing to show the model
             return Prediction(instance_id=impl.instance_id, model=self.name, sample=sample, error=task.defect,
                               meta=PredictionMeta(outcome=Outcome.NOT_RUN))
-        paper = paper_text(task, self.papers_dir)
+        paper = paper_text(task, self.papers_dir, self.paper)
         if self.kind == "prompt":
             return prompt_prediction(task, impl, self.model, paper, sample)
         return agent_prediction(task, impl, self.model, paper, self.run_dir, self.limits, sample)
@@ -151,8 +154,8 @@ def generate(
 def generate_with_model(tasks: TaskSet, model: Model, solver: SolverName, run_dir: Path, samples: int = 1,
                         concurrency: int = 4, patterns: list[str] | None = None, papers_dir: Path | None = None,
                         limits: AgentLimits | None = None,
-                        on_progress: Callable[[GenerateProgress, Prediction], None] | None = None
-                        ) -> GenerateProgress:
+                        on_progress: Callable[[GenerateProgress, Prediction], None] | None = None,
+                        paper: PaperMode = "full") -> GenerateProgress:
     """`generate` with a model's prompt or agent solver."""
-    return generate(tasks, ModelSolver(model, solver, run_dir, papers_dir, limits), run_dir, samples, concurrency,
-                    patterns, on_progress)
+    return generate(tasks, ModelSolver(model, solver, run_dir, papers_dir, limits, paper), run_dir, samples,
+                    concurrency, patterns, on_progress)

@@ -1,7 +1,9 @@
 """Paper text: fetch a task's paper PDF into a cache, convert it to per-page text, and pick the text a prompt uses.
 
 A prompt uses the paper's text when present (fetched, or the original layout's paper.json / paper.pdf), else the
-task's own method description (paper.md). The prediction records which.
+task's own method description (paper.md); with `--paper withheld` (an ablation: does the model need the paper, or
+does it recall the method or read it off the repository?) neither, only the paper's title. The prediction records
+which.
 """
 
 from __future__ import annotations
@@ -18,7 +20,12 @@ from pydantic import BaseModel
 
 from lmrbench.tasks.schema import Task
 
-PaperSource = Literal["paper_text", "description"]
+PaperSource = Literal["paper_text", "description", "withheld"]
+PaperMode = Literal["full", "withheld"]
+"""`full`: the paper's text (or the task's description); `withheld`: no text, only the title (an ablation)."""
+
+WITHHELD = ("(The paper's text is withheld in this run: implement the method from the paper's title, the repository "
+            "and the instruction.)")
 
 
 class PaperText(BaseModel):
@@ -64,8 +71,10 @@ def _join(pages: dict[str, str]) -> str:
     return "\n\n".join(f"[page {k}]\n{v}" for k, v in sorted(pages.items(), key=lambda kv: int(kv[0])))
 
 
-def paper_text(task: Task, papers_dir: Path | None = None) -> PaperText:
+def paper_text(task: Task, papers_dir: Path | None = None, mode: PaperMode = "full") -> PaperText:
     """The text a solver gets for this task."""
+    if mode == "withheld":
+        return PaperText(source="withheld", origin="", text=WITHHELD)
     cached = (papers_dir or default_papers_dir()) / f"{task.task_id}.json"
     if cached.is_file():
         data = json.loads(cached.read_text(encoding="utf-8"))

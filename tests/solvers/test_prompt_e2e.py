@@ -65,3 +65,19 @@ def test_answer_without_code_is_an_invalid_prediction(tmp_path):
     assert preds[0].error and preds[0].error.startswith("no usable code")
     assert preds[0].meta.outcome is Outcome.NO_CODE
     assert [e.status for e in evals] == [Status.INVALID]
+
+
+def test_withheld_paper_sends_only_the_title_and_is_recorded(tmp_path):
+    ts = load_tasks()
+    task = ts.task(TASK)
+    impl = task.implementation(1)
+    assert impl.golden_file is not None
+    code = "".join(extract(impl.golden_file.read_text(), t) for t in impl.targets)
+    fake = FakeModel([_answer(code)], name="fake/no-paper")
+    generate_with_model(ts, fake, "prompt", tmp_path, concurrency=1, patterns=[f"{TASK}/1"], paper="withheld")
+    preds, _ = load_predictions(tmp_path / "predictions.jsonl", ts)
+    assert preds[0].meta.paper_source == "withheld"
+    user = fake.requests[0][1].content
+    description = paper_text(task).text.strip()
+    assert description[:200] not in user and f"# Paper: {task.paper_name}" in user
+    assert impl.instruction.strip() in user
