@@ -22,7 +22,8 @@ def byte_entropies(logits: torch.Tensor) -> torch.Tensor:
             `ByteLM.next_byte_logits`.
 
     Returns:
-        (B, T), dtype of logits, in nats; finite for finite logits.
+        (B, T), dtype of logits, in nats; finite for finite logits. Computed in the dtype of logits throughout
+        (float32 or float64; no up- or down-cast).
     """
     log_p = torch.log_softmax(logits, dim=-1)
     return -(log_p.exp() * log_p).sum(dim=-1)
@@ -189,7 +190,8 @@ class PatchCrossAttention(nn.Module):
             patches: the patches of the batch.
 
         Returns:
-            (B, P, d_patch), dtype of patch_states; the rows of padding slots are zero.
+            (B, P, d_patch), dtype of patch_states; the rows of padding slots are zero. Computed in that dtype
+            throughout (float32 or float64; no up- or down-cast).
         """
         heads = self.cfg.cross_heads
         q = split_heads(self.q_proj(self.q_norm(patch_states)), heads)

@@ -117,6 +117,7 @@ def answer_scores(model: TinyLM, samples: list[Sample]) -> tuple[torch.Tensor, t
     Returns:
         conditioned: float64 (N,), s_theta(A|Q);
         direct: float64 (N,), s_theta(A).
+        Computed in float64 (the model's dtype) throughout (no down-cast).
     """
     def mean_answer_nll(prefixes: list[list[int]]) -> torch.Tensor:
         ids, mask = pad([[BOS_ID, *p, *s.answer] for p, s in zip(prefixes, samples)])

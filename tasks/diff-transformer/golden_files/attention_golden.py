@@ -87,7 +87,7 @@ class DiffAttention(nn.Module):
                 layer's new keys and values are appended to the cache (`LayerCache.append`, time axis -2).
 
         Returns:
-            (B, T, d_model), dtype of x.
+            (B, T, d_model), dtype of x, and computed in it throughout (float32 or float64; no up- or down-cast).
 
         Raises:
             ValueError: if x is not 3-D with last dimension d_model.

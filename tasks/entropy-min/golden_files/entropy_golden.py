@@ -47,7 +47,8 @@ def token_entropy(logits: torch.Tensor) -> torch.Tensor:
     Args:
         logits: (..., V) float tensor.
     Returns:
-        (...) tensor of logits' dtype, differentiable with respect to logits.
+        (...) tensor of logits' dtype, differentiable with respect to logits. Computed in logits' dtype throughout
+        (float32 or float64; no up- or down-cast).
     """
     logp = torch.log_softmax(logits, dim=-1)
     return -(logp.exp() * logp).sum(dim=-1)
@@ -61,7 +62,8 @@ def em_ft_loss(logits: torch.Tensor, response_mask: torch.Tensor, loss_agg_mode:
         response_mask: (B, T) bool, the response tokens.
         loss_agg_mode: one of `emr.config.LOSS_AGG_MODES`.
     Returns:
-        A 0-dim tensor of logits' dtype, differentiable with respect to logits.
+        A 0-dim tensor of logits' dtype, differentiable with respect to logits. Computed in logits' dtype
+        throughout (float32 or float64; no up- or down-cast).
     Raises:
         ValueError: unknown loss_agg_mode.
     """
@@ -78,7 +80,8 @@ def entropy_rewards(logits: torch.Tensor, input_ids: torch.Tensor, response_mask
         response_mask: (B, T) bool, the response tokens.
         kind: one of `emr.config.REWARD_KINDS`.
     Returns:
-        (B,) tensor of logits' dtype, not attached to any autograd graph.
+        (B,) tensor of logits' dtype, not attached to any autograd graph. Computed in logits' dtype throughout
+        (float32 or float64; no up- or down-cast).
     Raises:
         ValueError: unknown kind.
     """
@@ -122,7 +125,8 @@ def em_rl_loss(logits: torch.Tensor, input_ids: torch.Tensor, response_mask: tor
         advantages: (B,) float.
         loss_agg_mode: one of `emr.config.LOSS_AGG_MODES`.
     Returns:
-        A 0-dim tensor of logits' dtype, differentiable with respect to logits.
+        A 0-dim tensor of logits' dtype, differentiable with respect to logits. Computed in logits' dtype
+        throughout (float32 or float64; no up- or down-cast).
     Raises:
         ValueError: unknown loss_agg_mode.
     """
@@ -137,7 +141,8 @@ def em_inf_logits(logits: torch.Tensor, cfg: InfConfig) -> tuple[torch.Tensor, t
         logits: (B, V) float (not modified).
         cfg: the EM-INF options; the optimiser is built with `logit_optimizer`.
     Returns:
-        (adjusted logits (B, V) of logits' dtype, detached; optimiser steps taken per row (B,) int64).
+        (adjusted logits (B, V) of logits' dtype, detached; optimiser steps taken per row (B,) int64). Computed in
+        logits' dtype throughout (float32 or float64; no up- or down-cast).
     """
     out = logits.detach().clone()
     steps = torch.zeros(logits.shape[0], dtype=torch.long)

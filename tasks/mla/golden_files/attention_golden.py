@@ -98,7 +98,8 @@ class MultiHeadLatentAttention(nn.Module):
                 `latents` (or held in a `LatentCache`).
 
         Returns:
-            The per-head outputs o_{t,i}, (B, n_heads, T, head_dim).
+            The per-head outputs o_{t,i}, (B, n_heads, T, head_dim), in the dtype of the inputs and computed in it
+            throughout (float32 or float64; no up- or down-cast).
 
         Raises:
             ValueError: if T > L.
@@ -143,7 +144,8 @@ class MultiHeadLatentAttention(nn.Module):
 
         Returns:
             (out, new_cache): out (B, T, d_model), equal to the rows of `forward` over the whole sequence that
-            belong to the new tokens; new_cache holds the cached tokens followed by the new ones.
+            belong to the new tokens; new_cache holds the cached tokens followed by the new ones. out has the
+            dtype of h and is computed in it throughout (float32 or float64; no up- or down-cast), on both paths.
 
         Raises:
             ValueError: if the cache's batch size differs from h's.

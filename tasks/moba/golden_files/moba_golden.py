@@ -96,7 +96,8 @@ def moba_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, block_size
         scale: multiplier of the query-key dot products in the attention; None means 1/sqrt(D).
 
     Returns:
-        (out, lse), both of q's dtype: out (B, H, T, Dv); lse (B, H, T), the natural log of each query's
+        (out, lse), both of q's dtype and computed in it throughout (float32 or float64; no up- or down-cast):
+        out (B, H, T, Dv); lse (B, H, T), the natural log of each query's
         softmax normaliser over the keys it attends to, log sum_j exp(scale * q . k_j). Both differentiable
         with respect to q, k and v.
 
@@ -147,7 +148,8 @@ def moba_attention_varlen(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, blo
                           scale: float | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Causal MoBA in the gathered (varlen) form of Algorithm 1.
 
-    Same arguments, returns and errors as `moba_attention`, whose results it reproduces.
+    Same arguments, returns and errors as `moba_attention`, whose results it reproduces; computed in q's dtype as
+    well (no up- or down-cast).
     """
     check_attention_inputs(q, k, v)
     selected = select_blocks(q, k, block_size, top_k)

@@ -37,7 +37,8 @@ def matryoshka_loss(logits: Sequence[torch.Tensor], labels: torch.Tensor, cfg: M
         cfg: the importance weights.
 
     Returns:
-        A scalar tensor.
+        A scalar tensor of the logits' dtype, computed in it throughout (no up- or down-cast); the importance weights
+        are applied in that dtype.
     """
     return sum(c * torch.nn.functional.cross_entropy(lg, labels) for c, lg in zip(cfg.weights(), logits))
 

@@ -18,6 +18,7 @@ def concept_token(logits: torch.Tensor, cfg: SoftThinkingConfig) -> torch.Tensor
         cfg: temperature and filtering settings.
     Returns:
         (..., vocab_size) probabilities over the vocabulary (same dtype as `logits`), each row summing to one.
+        Computed in the dtype of `logits` throughout (float32 or float64; no up- or down-cast).
     """
     probs = torch.softmax(logits / cfg.temperature, dim=-1)
     vocab = logits.shape[-1]

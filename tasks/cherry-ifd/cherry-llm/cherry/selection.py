@@ -98,6 +98,7 @@ def answer_scores(model: TinyLM, samples: list[Sample]) -> tuple[torch.Tensor, t
     Returns:
         conditioned: float64 (N,), s_theta(A|Q);
         direct: float64 (N,), s_theta(A).
+        Computed in float64 (the model's dtype) throughout (no down-cast).
     """
     # TODO: implement (see the method description).
     raise NotImplementedError

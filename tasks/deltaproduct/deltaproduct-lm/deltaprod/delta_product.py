@@ -34,7 +34,8 @@ def chunk_gated_delta_rule(
         initial_state: (B, H, K, V) state before the first step, or None for zeros.
         output_final_state: whether to return the state after the last step.
 
-    All tensors share one floating dtype; the outputs are in that dtype.
+    All tensors share one floating dtype; the outputs are in that dtype, and everything is computed in it (float32
+    or float64; no up- or down-cast).
 
     Returns:
         (o, final_state): o of shape (B, T, H, V), the output of every step; final_state of shape (B, H, K, V),
@@ -69,7 +70,8 @@ def chunk_delta_product(
         initial_state: (B, H, K, V) state before the first token, or None for zeros.
         output_final_state: whether to return the state after the last token.
 
-    All tensors share one floating dtype; the outputs are in that dtype.
+    All tensors share one floating dtype; the outputs are in that dtype, and everything is computed in it (float32
+    or float64; no up- or down-cast).
 
     Returns:
         (o, final_state): o of shape (B, L, H, V), the output of every token; final_state of shape (B, H, K, V),
@@ -100,7 +102,8 @@ def delta_product_step(
         log_gate: (B, H) log of its forget gate, or None for no gate.
         state: (B, H, K, V) the state before the token.
 
-    All tensors share one floating dtype; the outputs are in that dtype.
+    All tensors share one floating dtype; the outputs are in that dtype, and everything is computed in it (float32
+    or float64; no up- or down-cast).
 
     Returns:
         (o, new_state): o of shape (B, H, V), the token's output; new_state of shape (B, H, K, V), the state

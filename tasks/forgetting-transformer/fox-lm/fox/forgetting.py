@@ -23,6 +23,7 @@ def forgetting_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_
 
     Returns:
         The attention outputs, (B, H, T, Dv), dtype of q; differentiable with respect to q, k, v and log_fgate.
+        Computed in the dtype of q throughout (float32 or float64; no up- or down-cast).
 
     Raises:
         ValueError: if log_fgate's shape is not (B, H, T) for the B, H, T of q.

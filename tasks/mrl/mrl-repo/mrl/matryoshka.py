@@ -34,7 +34,8 @@ def matryoshka_loss(logits: Sequence[torch.Tensor], labels: torch.Tensor, cfg: M
         cfg: the importance weights.
 
     Returns:
-        A scalar tensor.
+        A scalar tensor of the logits' dtype, computed in it throughout (no up- or down-cast); the importance weights
+        are applied in that dtype.
     """
     # TODO: implement (see the method description).
     raise NotImplementedError

@@ -84,7 +84,8 @@ def attention_weights(scores: torch.Tensor, q_positions: torch.Tensor, k_positio
         head_conv: placement of the head-mixing convolution: "pre", "post" or "none".
 
     Returns:
-        (B, H, Tq, Tk) attention weights, dtype of `scores`.
+        (B, H, Tq, Tk) attention weights, dtype of `scores`, and computed in it throughout (float32 or float64; no
+        up- or down-cast).
 
     Raises:
         ValueError: if a placement is not one of "none", "pre", "post", or a kernel a placement uses is None.
@@ -136,7 +137,7 @@ class MTAttention(nn.Module):
                 cache.length + T - 1, continuing the positions the cache has seen; the call updates the cache.
 
         Returns:
-            (B, T, d_model), dtype of x.
+            (B, T, d_model), dtype of x, and computed in it throughout (float32 or float64; no up- or down-cast).
 
         Raises:
             ValueError: if x is not 3-D with last dimension d_model.

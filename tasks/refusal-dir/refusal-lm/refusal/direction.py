@@ -42,7 +42,7 @@ def refusal_score(logits: torch.Tensor, refusal_ids: list[int]) -> torch.Tensor:
         refusal_ids: token ids of the refusal tokens.
 
     Returns:
-        Tensor (batch,) in the logits' dtype.
+        Tensor (batch,) in the logits' dtype, computed in it throughout (float32 or float64; no up- or down-cast).
     """
     # TODO: implement (see the method description).
     raise NotImplementedError
@@ -87,7 +87,7 @@ def select_direction(model: TinyChatLM, candidates: torch.Tensor, harmful_val: B
     Returns:
         dict with "pos" (int, index into the first axis of candidates), "layer" (int), "direction" (the selected
         candidate, (d_model,)), and "bypass", "induce", "kl": float64 tensors (n_post, n_layers), the scores
-        of every candidate.
+        of every candidate; for a float64 model they are computed in float64 throughout (no down-cast).
 
     Raises:
         ValueError: if no candidate passes the filters.

@@ -20,7 +20,8 @@ def ensemble_next_token_logprobs(lm: nn.Module, x: torch.Tensor, docs: torch.Ten
         docs: (B, k, Td) long tokens of the documents retrieved for each input.
         scores: (B, k) similarity scores s(d, x) of those documents.
     Returns:
-        (B, V) log-probabilities of the next token, in the LM's dtype.
+        (B, V) log-probabilities of the next token, in the LM's dtype and computed in it throughout (`scores` are
+        converted to it; no up- or down-cast).
     Raises:
         ValueError: if the batch sizes or k of `x`, `docs` and `scores` disagree.
     """
@@ -38,7 +39,8 @@ def lsr_loss(retrieval_scores: torch.Tensor, lm_logprobs: torch.Tensor, gamma: f
         gamma: temperature of the retrieval likelihood.
         beta: temperature of the LM likelihood.
     Returns:
-        A scalar tensor.
+        A scalar tensor in the dtype of the inputs, computed in it throughout (float32 or float64; no up- or
+        down-cast).
     """
     # TODO: implement (see the method description).
     raise NotImplementedError

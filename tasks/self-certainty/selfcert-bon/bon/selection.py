@@ -23,7 +23,8 @@ def response_scores(logits: torch.Tensor, batch: Batch, measure: Measure) -> tor
 
     Returns:
         (B,) tensor of the logits' dtype: the confidence of each row's response under `measure`; a larger value
-        means a more confident response.
+        means a more confident response. Computed in the logits' dtype throughout (float32 or float64; no up- or
+        down-cast).
 
     Raises:
         ValueError: if the measure is unknown, the logits' shape does not match the batch, or a row has no
@@ -57,7 +58,8 @@ class StreamingScorer:
         raise NotImplementedError
 
     def scores(self) -> torch.Tensor:
-        """(N,) float64, the confidence of each response (larger means more confident).
+        """(N,) float64, the confidence of each response (larger means more confident); computed in float64
+        throughout (no down-cast).
 
         Raises:
             ValueError: if a response has no token yet.
