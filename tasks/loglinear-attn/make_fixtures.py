@@ -48,6 +48,18 @@ def main(out: Path) -> None:
     for NL, K, V in [(5, 2, 3), (6, 1, 2)]:
         merge.append({"states": torch.randn(2, 3, NL, K, V, generator=g, dtype=torch.float64)})
     torch.save(merge, out / "merge_cases.pt")
+    delta = []
+    for B, T, H, K, V, NL, decay, dtype in [(1, 1, 1, 2, 2, 1, "mixed", torch.float64),
+                                            (2, 4, 2, 3, 2, 3, "mixed", torch.float64),
+                                            (1, 7, 1, 4, 3, 4, "none", torch.float64),
+                                            (2, 12, 2, 3, 3, 5, "mixed", torch.float64),
+                                            (1, 9, 2, 3, 2, 5, "strong", torch.float64),
+                                            (2, 10, 1, 4, 2, 5, "mixed", torch.float32)]:
+        c = attention_case(g, B, T, H, K, V, NL, 1, decay, torch.float64)
+        c["k"] = torch.nn.functional.normalize(c["k"], dim=-1)
+        c["beta"] = torch.rand(B, T, H, generator=g, dtype=torch.float64)
+        delta.append({n: x.to(dtype) if isinstance(x, torch.Tensor) else x for n, x in c.items()})
+    torch.save(delta, out / "delta_cases.pt")
 
 
 if __name__ == "__main__":

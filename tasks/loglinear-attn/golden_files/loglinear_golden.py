@@ -205,6 +205,79 @@ def loglinear_step(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_a: tor
     return o, S
 
 
+def delta_interactions(q: torch.Tensor, k: torch.Tensor, log_a: torch.Tensor, beta: torch.Tensor) -> torch.Tensor:
+    """The interaction matrix G of Gated DeltaNet.
+
+    q, k: (B, T, H, K); log_a: (B, T, H) log of the decays a_t (<= 0); beta: (B, T, H) write strengths.
+    Computed in the inputs' dtype.
+    Returns (B, H, T, T): entry [b, h, t, s] is G_{t,s} for s <= t and 0 for s > t.
+    Raises ValueError on mismatched shapes.
+    """
+    if q.dim() != 4 or k.shape != q.shape:
+        raise ValueError("q and k must both have shape (B, T, H, K)")
+    B, T, H, K = q.shape
+    if log_a.shape != (B, T, H) or beta.shape != (B, T, H):
+        raise ValueError("log_a and beta must have shape (B, T, H)")
+    a = log_a.exp()
+    P = q.new_zeros(B, H, T, K)  # row s: A_t ... A_{s+1} beta_s k_s after position t
+    G = q.new_zeros(B, H, T, T)
+    for t in range(T):
+        kt = k[:, t][:, :, None, :]  # (B, H, 1, K)
+        P = a[:, t, :, None, None] * (P - beta[:, t, :, None, None] * kt * (P * kt).sum(3, keepdim=True))
+        P[:, :, t] = beta[:, t, :, None] * k[:, t]
+        G[:, :, t] = torch.einsum("bhk,bhsk->bhs", q[:, t], P)
+    return G
+
+
+def loglinear_gated_delta(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_a: torch.Tensor,
+                          beta: torch.Tensor, lam: torch.Tensor) -> torch.Tensor:
+    """Log-linear Gated DeltaNet in its masked form.
+
+    q, k: (B, T, H, K); v: (B, T, H, V); log_a: (B, T, H) log of the decays a_t (<= 0); beta: (B, T, H) write
+    strengths; lam: (B, T, H, num_levels) level weights. Computed in the inputs' dtype.
+    Returns o: (B, T, H, V).
+    Raises ValueError on mismatched shapes or when T > 2 ** (num_levels - 1).
+    """
+    _check_inputs(q, k, v, log_a, lam)
+    mh = hierarchical_mask(lam)
+    G = delta_interactions(q, k, log_a, beta)
+    return torch.einsum("bhts,bshv->bthv", G * mh, v)
+
+
+def loglinear_delta_step(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_a: torch.Tensor,
+                         beta: torch.Tensor, lam: torch.Tensor, states: torch.Tensor,
+                         position: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """One position of log-linear Gated DeltaNet on the cached level states (decoding).
+
+    q, k: (B, H, K); v: (B, H, V); log_a, beta: (B, H); lam: (B, H, num_levels) the new position's inputs;
+    states: (B, H, num_levels, K, V) the level states after the previous position (ignored when position is 0);
+    position: index of the new position (from 0). Computed in the inputs' dtype; `states` is not modified.
+    Returns (o, new_states): o of shape (B, H, V) and the level states after the new position.
+    Raises ValueError on mismatched shapes, a negative position, or position >= 2 ** (num_levels - 1).
+    """
+    if q.dim() != 3 or k.shape != q.shape:
+        raise ValueError("q and k must both have shape (B, H, K)")
+    B, H, K = q.shape
+    V = v.shape[-1]
+    NL = lam.shape[-1]
+    if v.shape != (B, H, V) or log_a.shape != (B, H) or beta.shape != (B, H) or lam.shape != (B, H, NL):
+        raise ValueError("v, log_a, beta and lam must have shapes (B, H, V), (B, H), (B, H), (B, H, num_levels)")
+    if states.shape != (B, H, NL, K, V):
+        raise ValueError("states must have shape (B, H, num_levels, K, V)")
+    if position < 0 or position >= 2 ** (NL - 1):
+        raise ValueError(f"position {position} needs more than {NL} levels")
+    if position == 0:
+        S = states.new_zeros(B, H, NL, K, V)
+    else:
+        S = merge_levels(states, position)
+        kk = k[:, :, None, :, None]  # (B, H, 1, K, 1)
+        S = S - beta[:, :, None, None, None] * kk * (kk * S).sum(3, keepdim=True)
+        S = S * log_a.exp()[..., None, None, None]
+    S[:, :, 0] = beta[..., None, None] * k[..., :, None] * v[..., None, :]
+    o = torch.einsum("bhl,bhk,bhlkv->bhv", lam, q, S)
+    return o, S
+
+
 class LogLinearMamba2(nn.Module):
     """A log-linear Mamba-2 token-mixing layer (paper.md Section 3.4)."""
 

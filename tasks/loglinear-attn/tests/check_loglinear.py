@@ -174,3 +174,68 @@ def layer_cache_agrees(out, ref):
 @check("model_generate")
 def generate_agrees(out, ref):
     close(out["logits"], out["full_logits"], rtol=RTOL, atol=ATOL)
+
+
+def naive_delta(inp: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Eqs. (20)-(21) with explicit transition matrices: G (B, H, T, T), outputs, last level states."""
+    q, k, v, log_a, beta, lam = (np.asarray(inp[n], dtype=np.float64)
+                                 for n in ("q", "k", "v", "log_a", "beta", "lam"))
+    B, T, H, K = q.shape
+    V, NL = v.shape[-1], lam.shape[-1]
+    G = np.zeros((B, H, T, T))
+    o = np.zeros((B, T, H, V))
+    states = np.zeros((B, H, NL, K, V))
+    eye = np.eye(K)
+    for s in range(T):
+        P = np.broadcast_to(eye, (B, H, K, K)).copy()  # A_t ... A_{s+1}
+        for t in range(s, T):
+            if t > s:
+                A = np.exp(log_a[:, t])[..., None, None] * (
+                    eye - beta[:, t, :, None, None] * k[:, t, :, :, None] * k[:, t, :, None, :])
+                P = A @ P
+            g = beta[:, s] * np.einsum("bhk,bhkj,bhj->bh", q[:, t], P, k[:, s])
+            G[:, :, t, s] = g
+            l = level(t, s)
+            o[:, t] += (lam[:, t, :, l] * g)[..., None] * v[:, s]
+            if t == T - 1:
+                states[:, :, l] += beta[:, s, :, None, None] * np.einsum("bhkj,bhj->bhk", P, k[:, s])[..., None] \
+                    * v[:, s, :, None, :]
+    return G, o, states
+
+
+def dinputs(ref: dict) -> dict:
+    return {n: ref[f"in.{n}"] for n in ("q", "k", "v", "log_a", "beta", "lam")}
+
+
+@check("delta_hand_values")
+def delta_hand(out, ref):
+    # A = 1/2, beta = 1/2: G_{t,s} = 1/2 * (1/2)^(t-s); the outputs are half those of hand_values:
+    # 0.5, 3.5, 64, 40.75; level states after t = 3: 1/2 * (4, 1.5, 0.625)
+    close(np.asarray(out["G"])[0, 0, 3], [0.0625, 0.125, 0.25, 0.5], rtol=1e-12, atol=0)
+    want = np.array([0.5, 3.5, 64.0, 40.75]).reshape(1, 4, 1, 1)
+    close(out["o"], want, rtol=1e-12, atol=1e-12)
+    close(out["steps"], want, rtol=1e-12, atol=1e-12)
+    close(out["states"], np.array([2.0, 0.75, 0.3125]).reshape(1, 1, 3, 1, 1), rtol=1e-12, atol=1e-12)
+
+
+@check("delta_interactions_match_reference[*]")
+def delta_g_eq20(out, ref):
+    G, _, _ = naive_delta(dinputs(ref))
+    key = "f32.G" if "f32.G" in out else "G"
+    close(out[key], G, *tol(out, key))
+
+
+@check("delta_masked_matches_reference[*]")
+def delta_masked_eq21(out, ref):
+    _, o, _ = naive_delta(dinputs(ref))
+    key = "f32.o" if "f32.o" in out else "o"
+    close(out[key], o, *tol(out, key))
+
+
+@check("delta_step_matches_reference[*]")
+def delta_step_eq22(out, ref):
+    _, o, states = naive_delta(dinputs(ref))
+    p = "f32." if "f32.o" in out else ""
+    close(out[p + "o"], o, *tol(out, p + "o"))
+    close(np.asarray(out[p + "states"])[:, -1], states, *tol(out, p + "o"))
+    close(out["first_input"], np.full_like(np.asarray(out["first_input"]), 7.0), rtol=0, atol=0)

@@ -16,10 +16,13 @@ from loglin.data import copy_batch
 from loglin.loglinear import (
     LogLinearMamba2,
     chunk_loglinear_attention,
+    delta_interactions,
     fenwick_levels,
     hierarchical_mask,
     level_states,
     loglinear_attention,
+    loglinear_delta_step,
+    loglinear_gated_delta,
     loglinear_step,
     merge_levels,
 )
@@ -29,6 +32,7 @@ from train import build, train
 FIXTURES = Path(__file__).parent / "fixtures"
 ATT = torch.load(FIXTURES / "attention_cases.pt", weights_only=True)
 MERGE = torch.load(FIXTURES / "merge_cases.pt", weights_only=True)
+DELTA = torch.load(FIXTURES / "delta_cases.pt", weights_only=True)
 F64 = torch.float64
 # tolerances measured in NOTES.md
 TOL64 = dict(rtol=1e-9, atol=1e-11)
@@ -220,6 +224,81 @@ def rejects(kind):
     if kind == "merge_zero":
         return {"r": merge_levels(states, 0)}
     return {"r": merge_levels(states, 8)}
+
+
+# ---------------------------------------------------------------- log-linear Gated DeltaNet
+
+DNAMES = ("q", "k", "v", "log_a", "beta", "lam")
+
+
+def delta_inputs(i: int) -> dict:
+    return {"in": {n: DELTA[i][n].to(F64) for n in DNAMES}}
+
+
+@case(**TOL64)
+def delta_hand_values():
+    # K = 1, k = q = 1, beta = 1/2, a = 1: each transition A = 1 - 1/2 = 1/2; v = 1, 2, 3, 4, lambda^(l) = 10 ** l
+    c = tiny()
+    c["log_a"] = torch.zeros(1, 4, 1, dtype=F64)
+    beta = torch.full((1, 4, 1), 0.5, dtype=F64)
+    out = {"G": delta_interactions(c["q"], c["k"], c["log_a"], beta),
+           "o": loglinear_gated_delta(c["q"], c["k"], c["v"], c["log_a"], beta, c["lam"])}
+    states = torch.zeros(1, 1, 3, 1, 1, dtype=F64)
+    outs = []
+    for t in range(4):
+        o, states = loglinear_delta_step(c["q"][:, t], c["k"][:, t], c["v"][:, t], c["log_a"][:, t], beta[:, t],
+                                         c["lam"][:, t], states, t)
+        outs.append(o)
+    out["steps"], out["states"] = torch.stack(outs, 1), states
+    return out
+
+
+@case(params=range(len(DELTA)), **TOL64, outputs=TOL32)
+def delta_interactions_match_reference(i):
+    c = fresh(DELTA[i])
+    p = prefix(c)
+    return {f"{p}G": delta_interactions(c["q"], c["k"], c["log_a"], c["beta"]), **delta_inputs(i)}
+
+
+@case(params=range(len(DELTA)), **TOL64, outputs=TOL32)
+def delta_masked_matches_reference(i):
+    c = fresh(DELTA[i])
+    p = prefix(c)
+    return {f"{p}o": loglinear_gated_delta(*(c[n] for n in DNAMES)), **delta_inputs(i)}
+
+
+@case(params=range(len(DELTA)), **TOL64, outputs=TOL32)
+def delta_step_matches_reference(i):
+    c = fresh(DELTA[i])
+    p = prefix(c)
+    B, T, H, K = c["q"].shape
+    NL = c["lam"].shape[-1]
+    init = torch.full((B, H, NL, K, c["v"].shape[-1]), 7.0, dtype=c["q"].dtype)  # ignored at position 0
+    states = init
+    outs, all_states = [], []
+    for t in range(T):
+        o, states = loglinear_delta_step(*(c[n][:, t] for n in DNAMES), states, t)
+        outs.append(o)
+        all_states.append(states.clone())
+    return {f"{p}o": torch.stack(outs, 1), f"{p}states": torch.stack(all_states, 1), "first_input": init,
+            **delta_inputs(i)}
+
+
+@case(params=["interactions_beta", "masked_lam", "masked_too_long", "step_position", "step_beta"])
+def delta_rejects(kind):
+    c = fresh(DELTA[3])  # T = 12, num_levels = 5
+    q, k, v, log_a, beta, lam = (c[n] for n in DNAMES)
+    if kind == "interactions_beta":
+        return {"r": delta_interactions(q, k, log_a, beta[:, :-1])}
+    if kind == "masked_lam":
+        return {"r": loglinear_gated_delta(q, k, v, log_a, beta, lam[:, :-1])}
+    if kind == "masked_too_long":
+        return {"r": loglinear_gated_delta(q, k, v, log_a, beta, lam[..., :4])}
+    B, T, H, K = q.shape
+    states = torch.zeros(B, H, 5, K, v.shape[-1], dtype=F64)
+    if kind == "step_position":
+        return {"r": loglinear_delta_step(q[:, 0], k[:, 0], v[:, 0], log_a[:, 0], beta[:, 0], lam[:, 0], states, 16)}
+    return {"r": loglinear_delta_step(q[:, 0], k[:, 0], v[:, 0], log_a[:, 0], beta[:, 0, :1], lam[:, 0], states, 1)}
 
 
 # ---------------------------------------------------------------- the layer

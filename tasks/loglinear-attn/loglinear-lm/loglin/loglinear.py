@@ -116,6 +116,46 @@ def loglinear_step(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_a: tor
     raise NotImplementedError
 
 
+def delta_interactions(q: torch.Tensor, k: torch.Tensor, log_a: torch.Tensor, beta: torch.Tensor) -> torch.Tensor:
+    """The interaction matrix G of Gated DeltaNet.
+
+    q, k: (B, T, H, K); log_a: (B, T, H) log of the decays a_t (<= 0); beta: (B, T, H) write strengths.
+    Computed in the inputs' dtype.
+    Returns (B, H, T, T): entry [b, h, t, s] is G_{t,s} for s <= t and 0 for s > t.
+    Raises ValueError on mismatched shapes.
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
+def loglinear_gated_delta(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_a: torch.Tensor,
+                          beta: torch.Tensor, lam: torch.Tensor) -> torch.Tensor:
+    """Log-linear Gated DeltaNet in its masked form.
+
+    q, k: (B, T, H, K); v: (B, T, H, V); log_a: (B, T, H) log of the decays a_t (<= 0); beta: (B, T, H) write
+    strengths; lam: (B, T, H, num_levels) level weights. Computed in the inputs' dtype.
+    Returns o: (B, T, H, V).
+    Raises ValueError on mismatched shapes or when T > 2 ** (num_levels - 1).
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
+def loglinear_delta_step(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_a: torch.Tensor,
+                         beta: torch.Tensor, lam: torch.Tensor, states: torch.Tensor,
+                         position: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """One position of log-linear Gated DeltaNet on the cached level states (decoding).
+
+    q, k: (B, H, K); v: (B, H, V); log_a, beta: (B, H); lam: (B, H, num_levels) the new position's inputs;
+    states: (B, H, num_levels, K, V) the level states after the previous position (ignored when position is 0);
+    position: index of the new position (from 0). Computed in the inputs' dtype; `states` is not modified.
+    Returns (o, new_states): o of shape (B, H, V) and the level states after the new position.
+    Raises ValueError on mismatched shapes, a negative position, or position >= 2 ** (num_levels - 1).
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
 class LogLinearMamba2(nn.Module):
     """A log-linear Mamba-2 token-mixing layer (paper.md Section 3.4)."""
 
