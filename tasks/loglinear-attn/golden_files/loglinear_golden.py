@@ -1,5 +1,6 @@
-"""Log-linear attention on top of Mamba-2 (paper.md Section 3): the hierarchical (Fenwick) mask, the quadratic
-masked form, the chunkwise-parallel form, the recurrent step on a cache of level states, and the layer."""
+"""Log-linear attention (paper.md Section 3): the hierarchical (Fenwick) mask; log-linear Mamba-2 in its quadratic
+masked form, its chunkwise-parallel form and its recurrent step on a cache of level states, and the layer;
+log-linear Gated DeltaNet in its masked and recurrent forms."""
 from __future__ import annotations
 
 import torch
@@ -279,7 +280,7 @@ def loglinear_delta_step(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_
 
 
 class LogLinearMamba2(nn.Module):
-    """A log-linear Mamba-2 token-mixing layer (paper.md Section 3.4)."""
+    """A log-linear Mamba-2 token-mixing layer (paper.md Section 3.6)."""
 
     def __init__(self, cfg: LogLinearConfig, layer_idx: int = 0) -> None:
         super().__init__()
