@@ -135,8 +135,8 @@ def chunk_loglinear_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     n = -(-T // C)
     pad = n * C - T
     log_c = C.bit_length() - 1
-    # level weights with room for every level a padded chunk can touch (padded positions only)
-    width = max(NL, log_c + (n - 1).bit_length() + 1)
+    # level weights with room for the intra-chunk levels of a chunk longer than the sequence (padding only)
+    width = max(NL, log_c + 1)
     lam_p = lam.new_zeros(B, T, H, width)
     lam_p[..., :NL] = lam
 
@@ -157,10 +157,13 @@ def chunk_loglinear_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     S = q.new_zeros(B, H, J, K, V)
     inter = []
     for c in range(n):
-        qd = qc[:, :, c] * cum[:, :, c, :, None].exp()  # (B, H, C, K)
-        read = torch.einsum("bhtk,bhjkv->bhtjv", qd, S[:, :, 1:])
-        w = lc[:, :, c, :, log_c + 1:log_c + J]  # (B, H, C, J - 1)
-        inter.append(torch.einsum("bhtj,bhtjv->bhtv", w, read))
+        if c == 0:
+            inter.append(torch.zeros_like(o[:, :, 0]))  # nothing before the first chunk
+        else:
+            qd = qc[:, :, c] * cum[:, :, c, :, None].exp()  # (B, H, C, K)
+            read = torch.einsum("bhtk,bhjkv->bhtjv", qd, S[:, :, 1:])
+            w = lc[:, :, c, :, log_c + 1:log_c + J]  # (B, H, C, J - 1)
+            inter.append(torch.einsum("bhtj,bhtjv->bhtv", w, read))
         if c == n - 1:
             break
         last = cum[:, :, c, -1]

@@ -192,7 +192,7 @@ def gradients(i):
 
 @case(params=["chunk3", "chunk0", "chunk_too_long", "quadratic_too_long", "mask_too_long", "states_too_long",
               "lam_shape", "log_a_shape", "step_position", "step_negative", "step_states_shape", "merge_zero",
-              "merge_level"])
+              "merge_level", "step_k_shape", "step_v_shape", "step_lam_shape", "v_shape"])
 def rejects(kind):
     c = fresh(ATT[5])  # T = 13, num_levels = 6
     q, k, v, log_a, lam = (c[n] for n in NAMES)
@@ -213,10 +213,18 @@ def rejects(kind):
         return {"r": chunk_loglinear_attention(q, k, v, log_a, lam[:, :-1], 4)}
     if kind == "log_a_shape":
         return {"r": loglinear_attention(q, k, v, log_a[:, :-1], lam)}
+    if kind == "v_shape":
+        return {"r": chunk_loglinear_attention(q, k, v[:, :-1], log_a, lam, 4)}
     B, T, H, K = q.shape
     states = torch.zeros(B, H, 4, K, v.shape[-1], dtype=F64)
-    if kind == "step_position":
-        return {"r": loglinear_step(q[:, 0], k[:, 0], v[:, 0], log_a[:, 0], short[:, 0], states, 8)}
+    if kind == "step_position":  # 12 = 1100b: its merge alone would fit in 4 levels
+        return {"r": loglinear_step(q[:, 0], k[:, 0], v[:, 0], log_a[:, 0], short[:, 0], states, 12)}
+    if kind == "step_k_shape":
+        return {"r": loglinear_step(q[:, 0], k[:, 0, :, :-1], v[:, 0], log_a[:, 0], short[:, 0], states, 1)}
+    if kind == "step_v_shape":
+        return {"r": loglinear_step(q[:, 0], k[:, 0], v[:, 0, :1], log_a[:, 0], short[:, 0], states, 1)}
+    if kind == "step_lam_shape":
+        return {"r": loglinear_step(q[:, 0], k[:, 0], v[:, 0], log_a[:, 0], short[:1, 0], states, 1)}
     if kind == "step_negative":
         return {"r": loglinear_step(q[:, 0], k[:, 0], v[:, 0], log_a[:, 0], short[:, 0], states, -1)}
     if kind == "step_states_shape":
@@ -284,7 +292,8 @@ def delta_step_matches_reference(i):
             **delta_inputs(i)}
 
 
-@case(params=["interactions_beta", "masked_lam", "masked_too_long", "step_position", "step_beta"])
+@case(params=["interactions_beta", "masked_lam", "masked_too_long", "step_position", "step_beta",
+              "interactions_k", "step_k", "step_states"])
 def delta_rejects(kind):
     c = fresh(DELTA[3])  # T = 12, num_levels = 5
     q, k, v, log_a, beta, lam = (c[n] for n in DNAMES)
@@ -296,8 +305,16 @@ def delta_rejects(kind):
         return {"r": loglinear_gated_delta(q, k, v, log_a, beta, lam[..., :4])}
     B, T, H, K = q.shape
     states = torch.zeros(B, H, 5, K, v.shape[-1], dtype=F64)
-    if kind == "step_position":
-        return {"r": loglinear_delta_step(q[:, 0], k[:, 0], v[:, 0], log_a[:, 0], beta[:, 0], lam[:, 0], states, 16)}
+    if kind == "interactions_k":
+        return {"r": delta_interactions(q, k[..., :-1], log_a, beta)}
+    if kind == "step_k":
+        return {"r": loglinear_delta_step(q[:, 0], k[:, 0, :, :-1], v[:, 0], log_a[:, 0], beta[:, 0], lam[:, 0],
+                                          states, 1)}
+    if kind == "step_states":
+        return {"r": loglinear_delta_step(q[:, 0], k[:, 0], v[:, 0], log_a[:, 0], beta[:, 0], lam[:, 0],
+                                          states[:, :, :4], 1)}
+    if kind == "step_position":  # 24 = 11000b: its merge alone would fit in 5 levels
+        return {"r": loglinear_delta_step(q[:, 0], k[:, 0], v[:, 0], log_a[:, 0], beta[:, 0], lam[:, 0], states, 24)}
     return {"r": loglinear_delta_step(q[:, 0], k[:, 0], v[:, 0], log_a[:, 0], beta[:, 0, :1], lam[:, 0], states, 1)}
 
 
