@@ -151,9 +151,19 @@ def step_input(out, ref):
 
 
 @check("gradients[*]")
-def gradients_agree(out, ref):
+def gradients_by_finite_differences(out, ref):
+    # directional derivative of sum(o * w) along a fixed direction: central differences of the naive Eq. (11)
+    inp = inputs(ref)
+    w = np.asarray(ref["w"])
+    rng = np.random.default_rng(0)
     for n in ("q", "k", "v", "log_a", "lam"):
-        close(out[f"chunk.{n}"], out[f"quadratic.{n}"], rtol=1e-9, atol=1e-11)
+        d = rng.standard_normal(np.asarray(inp[n]).shape)
+        h = 1e-5
+        plus, minus = dict(inp), dict(inp)
+        plus[n] = np.asarray(inp[n]) + h * d
+        minus[n] = np.asarray(inp[n]) - h * d
+        fd = ((naive(plus)[0] * w).sum() - (naive(minus)[0] * w).sum()) / (2 * h)
+        close(float((np.asarray(out[f"chunk.{n}"]) * d).sum()), fd, rtol=1e-6, atol=1e-7)
 
 
 @check("layer_chunk_size_invariance[*]")

@@ -171,7 +171,7 @@ class LogLinearMamba2(nn.Module):
         self.dt_proj = nn.Linear(D, H, bias=False)
         self.dt_bias = nn.Parameter(torch.zeros(H))
         self.A_log = nn.Parameter(torch.log(torch.linspace(1.0, 4.0, H)))
-        self.lam_proj = nn.Linear(D, H * cfg.num_levels, bias=False)
+        self.lam_proj = nn.Linear(D, H * cfg.num_levels, bias=False)  # outputs laid out as (H, num_levels)
         self.g_proj = nn.Linear(D, H * V, bias=False)
         self.o_norm = RMSNorm(V, cfg.norm_eps)
         self.o_proj = nn.Linear(H * V, D, bias=False)
