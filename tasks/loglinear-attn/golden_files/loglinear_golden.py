@@ -302,7 +302,7 @@ class LogLinearMamba2(nn.Module):
         self.o_proj = nn.Linear(H * V, D, bias=False)
 
     def forward(self, x: torch.Tensor, cache: LevelCache | None = None) -> torch.Tensor:
-        """x: (B, L, hidden_size) -> (B, L, hidden_size), in x's dtype.
+        """x: (B, L, hidden_size) -> (B, L, hidden_size), computed in x's dtype (that of the parameters).
 
         Without a cache the L positions are a whole sequence. With a cache they continue the
         `cache.seen_tokens` positions seen before (none for an empty cache): the layer starts from the level
