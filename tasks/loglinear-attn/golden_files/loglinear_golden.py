@@ -119,7 +119,7 @@ def chunk_loglinear_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     """Log-linear Mamba-2 attention by the chunkwise-parallel algorithm, from an empty state.
 
     q, k: (B, T, H, K); v: (B, T, H, V); log_a: (B, T, H) log of the decays a_t (<= 0);
-    lam: (B, T, H, num_levels) level weights; chunk_size: a power of two (it need not divide T).
+    lam: (B, T, H, num_levels) level weights; chunk_size: a power of two (it need not divide T, and may exceed it).
     Computed in the inputs' dtype.
     Returns (o, states): o of shape (B, T, H, V); states, when output_final_state, the level states after the
     last position in the layout of `loglin.cache.LevelCache` (B, H, num_levels, K, V), else None.
