@@ -1,0 +1,1 @@
+"""A tiny language model built from log-linear Mamba-2 layers."""
