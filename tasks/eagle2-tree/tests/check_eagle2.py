@@ -1,0 +1,1 @@
+from lmrbench.checks import check, close, equal, expect
