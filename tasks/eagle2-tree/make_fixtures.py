@@ -77,6 +77,19 @@ def main(out: Path) -> None:
     verify = [random_tree(rng, n, vocab, path_len)
               for n, vocab, path_len in [(1, 5, 0), (2, 4, 1), (6, 6, 2), (9, 8, 3), (12, 10, 9), (12, 10, 0),
                                          (16, 12, 4), (7, 3, 9), (20, 16, 5), (5, 5, 9)]]
+    sampling = []
+    for n, vocab, conc in [(1, 5, 1.0), (4, 6, 1.0), (8, 8, 0.5), (12, 10, 2.0), (10, 6, 0.3), (15, 12, 1.0),
+                           (6, 4, 5.0), (9, 16, 0.5)]:
+        tree = random_tree(rng, n, vocab, 0)
+        for _ in range(2):
+            sampling.append({"tokens": tree["tokens"], "parents": tree["parents"],
+                             "p": np.clip(dirichlet(rng, (n, vocab), conc), 1e-6, None).tolist(),
+                             "q": np.clip(dirichlet(rng, (n, vocab), conc), 1e-6, None).tolist(),
+                             "seed": int(rng.integers(1000))})
+    shapes = [[[0], [1], [0, 0], [0, 1], [1, 0], [0, 0, 0]],
+              [[0], [1], [2], [0, 0], [1, 0], [2, 0], [0, 0, 0], [0, 0, 1], [1, 0, 0], [0, 0, 0, 0]],
+              [[2], [0], [2, 1], [0, 0], [2, 1, 0]],
+              [[0]]]
     cache = [{"layers": 2, "hidden": 3, "past": 4, "tree": 6, "accepted": [0, 2, 5]},
              {"layers": 1, "hidden": 2, "past": 0, "tree": 3, "accepted": [0]},
              {"layers": 3, "hidden": 4, "past": 7, "tree": 9, "accepted": [0, 1, 4, 8]},
@@ -89,16 +102,27 @@ def main(out: Path) -> None:
                  {"prompt": [2], "depth": 1, "top_k": 2, "total": 1, "seed": 0},
                  {"prompt": [4, 4, 9], "depth": 6, "top_k": 4, "total": 20, "seed": 2},
                  {"prompt": [8, 15, 13, 8, 6, 1], "depth": 5, "top_k": 2, "total": 30, "seed": 2},
-                 {"prompt": [11, 2, 11, 8, 7], "depth": 3, "top_k": 5, "total": 6, "seed": 1}],
+                 {"prompt": [11, 2, 11, 8, 7], "depth": 3, "top_k": 5, "total": 6, "seed": 1},
+                 {"prompt": [12, 15, 5, 0, 3], "depth": 4, "top_k": 3, "total": 8, "seed": 0, "stream": 5},
+                 {"prompt": [3, 3, 1], "depth": 5, "top_k": 4, "total": 15, "seed": 2, "stream": 11},
+                 {"prompt": [12, 15, 5, 0, 3], "seed": 0, "static": 1},
+                 {"prompt": [7, 1], "seed": 1, "static": 2, "stream": 3}],
         "generate": [{"prompt": [12, 15, 5, 0, 3], "depth": 4, "top_k": 3, "total": 8, "max_new": 20, "seed": 0},
                      {"prompt": [11, 2, 11, 8, 7], "depth": 6, "top_k": 4, "total": 16, "max_new": 24, "seed": 2},
                      {"prompt": [5], "depth": 2, "top_k": 2, "total": 3, "max_new": 9, "seed": 1},
                      {"prompt": [1, 2, 3], "depth": 1, "top_k": 1, "total": 1, "max_new": 5, "seed": 3},
                      {"prompt": [9, 9, 0, 14], "depth": 5, "top_k": 3, "total": 12, "max_new": 1, "seed": 0},
-                     {"prompt": [6, 13, 2, 2], "depth": 3, "top_k": 3, "total": 7, "max_new": 17, "seed": 4}],
+                     {"prompt": [6, 13, 2, 2], "depth": 3, "top_k": 3, "total": 7, "max_new": 17, "seed": 4},
+                     {"prompt": [12, 15, 5, 0, 3], "depth": 4, "top_k": 3, "total": 8, "max_new": 20, "seed": 0,
+                      "sample": 7},
+                     {"prompt": [2, 9], "depth": 6, "top_k": 4, "total": 20, "max_new": 16, "seed": 2,
+                      "sample": 1},
+                     {"prompt": [11, 2, 11, 8, 7], "max_new": 18, "seed": 2, "static": 1},
+                     {"prompt": [4, 4, 4], "max_new": 12, "seed": 3, "static": 0, "sample": 2}],
     }
     out.mkdir(parents=True, exist_ok=True)
-    (out / "cases.json").write_text(json.dumps({"expand": expand, "verify": verify, "cache": cache,
+    (out / "cases.json").write_text(json.dumps({"expand": expand, "verify": verify, "sampling": sampling,
+                                                "shapes": shapes, "cache": cache,
                                                 "models": models}, separators=(",", ":")) + "\n")
 
 

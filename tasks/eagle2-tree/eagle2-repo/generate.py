@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 import torch
 
@@ -32,6 +33,9 @@ def main() -> None:
         out = eagle2_generate(target, draft, prompt, cfg)
         print(f"prompt {prompt}: same as greedy: {out.tokens == ref}; target passes {out.target_calls} "
               f"(greedy: {cfg.max_new_tokens}); tokens per pass {out.mean_accepted:.2f}")
+        sampled = eagle2_generate(target, draft, prompt, replace(cfg, greedy=False, seed=args.seed))
+        print(f"  speculative sampling: {sampled.tokens}; target passes {sampled.target_calls}; "
+              f"tokens per pass {sampled.mean_accepted:.2f}")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import torch
 from .config import EagleConfig
 from .draft import FeatureDraft
 from .model import KVCache, TargetLM, causal_mask
+from .sampling import UniformStream, sample_index
 from .state import DecodeState, DraftTree, GenerationResult, StepRecord
 
 Propose = Callable[[DraftTree, torch.Tensor], torch.Tensor]
@@ -59,6 +60,48 @@ def expand_tree(root_probs: torch.Tensor, propose: Propose, depth: int, top_k: i
                 depths.append(d)
                 values.append(values[parent] * float(probs[row, t]))
     return snapshot()
+
+
+def static_tree(root_probs: torch.Tensor, propose: Propose, shape: tuple[tuple[int, ...], ...]) -> DraftTree:
+    """EAGLE's static tree: the node of path (r_1, ..., r_d) holds the r_d-th most probable child (rank 0 first,
+    the lower token id first on a tie) of the node of path (r_1, ..., r_{d-1}), or of the root when d = 1.
+
+    root_probs and propose as in `expand_tree`; propose is called once per depth that has deeper paths, with the
+    nodes of that depth that have children in `shape`. Nodes are numbered in the order of `shape`, which must list
+    all paths of one length before any longer path and every path after its parent path; raises ValueError
+    otherwise, or if a rank is out of the vocabulary."""
+    vocab = root_probs.shape[0]
+    index: dict[tuple[int, ...], int] = {}
+    for i, path in enumerate(shape):
+        if not path or (i and len(path) < len(shape[i - 1])) or (len(path) > 1 and path[:-1] not in index):
+            raise ValueError(f"bad static tree shape at {path}")
+        if not 0 <= path[-1] < vocab:
+            raise ValueError(f"rank {path[-1]} out of the vocabulary ({vocab})")
+        index[tuple(path)] = i
+    n = len(shape)
+    tokens = torch.zeros(n, dtype=torch.int64)
+    parents = torch.tensor([index[tuple(p[:-1])] if len(p) > 1 else -1 for p in shape], dtype=torch.int64)
+    depths = torch.tensor([len(p) for p in shape], dtype=torch.int64)
+    values = torch.zeros(n, dtype=torch.float64)
+    expanded: list[int] = []
+    dist = {-1: root_probs}
+    for d in range(1, int(depths.max()) + 1 if n else 1):
+        if d > 1:
+            nodes = sorted({int(parents[i]) for i in range(n) if depths[i] == d})
+            m = int((depths < d).sum())
+            tree = DraftTree(tokens[:m].clone(), parents[:m].clone(), depths[:m].clone(), values[:m].clone(),
+                             list(expanded))
+            probs = propose(tree, torch.tensor(nodes, dtype=torch.int64))
+            expanded.extend(nodes)
+            dist.update({c: row for c, row in zip(nodes, probs)})
+        for i in range(n):
+            if depths[i] != d:
+                continue
+            par = int(parents[i])
+            ranked = torch.sort(-dist[par], stable=True).indices
+            tokens[i] = ranked[shape[i][-1]]
+            values[i] = (1.0 if par == -1 else values[par]) * dist[par][tokens[i]]
+    return DraftTree(tokens, parents, depths, values, expanded)
 
 
 def rerank(tree: DraftTree, total_tokens: int) -> torch.Tensor:
@@ -126,6 +169,38 @@ def verify_greedy(tokens: torch.Tensor, parents: torch.Tensor, logits: torch.Ten
         path.append(nxt[0])
 
 
+def verify_sampling(tokens: torch.Tensor, parents: torch.Tensor, target_probs: torch.Tensor,
+                    draft_probs: torch.Tensor, stream: UniformStream) -> tuple[list[int], int]:
+    """Speculative-sampling verification of a flattened tree.
+
+    tokens, parents: (n,) int64 as `flatten_tree` returns them; target_probs: (n, vocab) float64, the target's
+    distribution of the token after each entry; draft_probs: (n, vocab) float64, the draft's distribution of the
+    token after each entry (rows of entries without children are not read). Random numbers are taken from
+    `stream`: one for each child tested, children of an entry in ascending index, then one for the bonus token
+    (drawn with `sample_index`). Returns the accepted path, root (0) first, and the bonus token."""
+    path = [0]
+    while True:
+        cur = path[-1]
+        p = target_probs[cur].clone()
+        q = draft_probs[cur].clone()
+        moved = False
+        for j in range(cur + 1, tokens.shape[0]):
+            if int(parents[j]) != cur:
+                continue
+            x = int(tokens[j])
+            r = stream.next()
+            if r * q[x] < p[x]:
+                path.append(j)
+                moved = True
+                break
+            p = torch.clamp(p - q, min=0)
+            p = p / p.sum()
+            q[x] = 0
+            q = q / q.sum()
+        if not moved:
+            return path, sample_index(p, stream.next())
+
+
 def compact_cache(cache: KVCache, past: int, accepted: list[int]) -> KVCache:
     """The cache after verification: `cache` holds `past` entries of committed tokens, then one entry per entry of
     the flattened tree. Returns a new KVCache with the committed entries and the entries of `accepted` (indices
@@ -141,7 +216,8 @@ class DraftProposer:
     float64): the draft's distribution of the token after the root (the last token of state.ids); the first token
     of state.ids gets no row (no token precedes it). Each call
     proposer(tree, nodes) runs the draft once and returns (len(nodes), vocab) float64, the draft's distributions
-    of the token after each node."""
+    of the token after each node. `probs` maps -1 (the root) and every node passed to a call so far to its
+    (vocab,) distribution."""
 
     def __init__(self, draft: FeatureDraft, state: DecodeState) -> None:
         """draft: the draft model; state: the DecodeState of the step (at least two ids). Raises ValueError if
@@ -157,6 +233,7 @@ class DraftProposer:
         predicted = draft(self.prefix_features, self.prefix_tokens, self.prefix_positions, causal_mask(n))
         self.predicted = {-1: predicted[-1]}
         self.root_probs = draft.probs(predicted[-1])
+        self.probs = {-1: self.root_probs}
 
     def __call__(self, tree: DraftTree, nodes: torch.Tensor) -> torch.Tensor:
         """tree: the tree drafted so far; nodes: (r,) int64 node indices whose parents were passed to an earlier
@@ -180,33 +257,54 @@ class DraftProposer:
                                torch.cat([self.prefix_positions, positions]), mask)
         for c in rows:
             self.predicted[c] = predicted[n + at[c]]
-        return self.draft.probs(torch.stack([self.predicted[int(c)] for c in nodes]))
+        out = self.draft.probs(torch.stack([self.predicted[int(c)] for c in nodes]))
+        for c, row in zip(nodes, out):
+            self.probs[int(c)] = row
+        return out
 
 
-def prefill(target: TargetLM, prompt: list[int]) -> DecodeState:
-    """Run the target over the prompt (one forward pass) and append its greedy next token. Raises ValueError on
-    an empty prompt."""
+def prefill(target: TargetLM, prompt: list[int], stream: UniformStream | None = None) -> DecodeState:
+    """Run the target over the prompt (one forward pass) and append its next token: greedy when stream is None,
+    else sampled at temperature 1 with `sample_index` and one number of the stream. Raises ValueError on an empty
+    prompt."""
     if not prompt:
         raise ValueError("empty prompt")
     n = len(prompt)
     logits, features, cache = target(torch.tensor(prompt, dtype=torch.int64), torch.arange(n), causal_mask(n))
-    return DecodeState(list(prompt) + [int(torch.argmax(logits[-1]))], cache, features)
+    if stream is None:
+        nxt = int(torch.argmax(logits[-1]))
+    else:
+        nxt = sample_index(torch.softmax(logits[-1], dim=0), stream.next())
+    return DecodeState(list(prompt) + [nxt], cache, features)
 
 
-def eagle2_step(target: TargetLM, draft: FeatureDraft, state: DecodeState, cfg: EagleConfig
-                ) -> tuple[DecodeState, StepRecord]:
-    """One EAGLE-2 step with greedy verification: draft a dynamic tree below the last token of state.ids
-    (cfg.depth, cfg.top_k), keep cfg.total_tokens nodes, verify with one target forward pass, commit.
+def eagle2_step(target: TargetLM, draft: FeatureDraft, state: DecodeState, cfg: EagleConfig,
+                stream: UniformStream | None = None) -> tuple[DecodeState, StepRecord]:
+    """One EAGLE-2 step: draft a dynamic tree below the last token of state.ids (cfg.depth, cfg.top_k), keep
+    cfg.total_tokens nodes, verify with one target forward pass (greedy, or speculative sampling with `stream`
+    when cfg.greedy is False), commit.
 
-    Returns the new DecodeState (state is not modified) and the StepRecord."""
+    Returns the new DecodeState (state is not modified) and the StepRecord. Raises ValueError if cfg.greedy is
+    False and stream is None."""
+    if not cfg.greedy and stream is None:
+        raise ValueError("speculative sampling needs a UniformStream")
     past = len(state.ids) - 1
     proposer = DraftProposer(draft, state)
-    tree = expand_tree(proposer.root_probs, proposer, cfg.depth, cfg.top_k)
-    keep = rerank(tree, cfg.total_tokens)
+    if cfg.static_shape is None:
+        tree = expand_tree(proposer.root_probs, proposer, cfg.depth, cfg.top_k)
+        keep = rerank(tree, cfg.total_tokens)
+    else:
+        tree = static_tree(proposer.root_probs, proposer, cfg.static_shape)
+        keep = torch.arange(len(tree))
     tokens, parents, depths = flatten_tree(state.ids[-1], tree, keep)
     logits, features, cache = target(tokens, tree_position_ids(depths, past), tree_attention_mask(parents, past),
                                      state.cache)
-    accepted, bonus = verify_greedy(tokens, parents, logits)
+    if cfg.greedy:
+        accepted, bonus = verify_greedy(tokens, parents, logits)
+    else:
+        node_of = [-1] + [int(c) for c in keep]
+        draft_probs = torch.stack([proposer.probs.get(c, torch.zeros_like(proposer.root_probs)) for c in node_of])
+        accepted, bonus = verify_sampling(tokens, parents, torch.softmax(logits, dim=1), draft_probs, stream)
     new_tokens = [int(tokens[i]) for i in accepted[1:]] + [bonus]
     new_state = DecodeState(state.ids + new_tokens, compact_cache(cache, past, accepted),
                             torch.cat([state.features, features[accepted]]))
@@ -217,12 +315,15 @@ def eagle2_step(target: TargetLM, draft: FeatureDraft, state: DecodeState, cfg: 
 def eagle2_generate(target: TargetLM, draft: FeatureDraft, prompt: list[int], cfg: EagleConfig
                     ) -> GenerationResult:
     """Generate cfg.max_new_tokens tokens after `prompt`: a prefill, then EAGLE-2 steps until enough tokens are
-    committed (the surplus of the last step is dropped)."""
+    committed (the surplus of the last step is dropped). A sampling generation draws from UniformStream(cfg.seed),
+    the prefill's number first."""
     t0, d0 = target.calls, draft.calls
-    state = prefill(target, prompt)
+    stream = None if cfg.greedy else UniformStream(cfg.seed)
+    state = prefill(target, prompt, stream)
     steps = []
     while len(state.ids) - len(prompt) < cfg.max_new_tokens:
-        state, record = eagle2_step(target, draft, state, cfg)
+        state, record = eagle2_step(target, draft, state, cfg, stream)
         steps.append(record)
     tokens = state.ids[len(prompt):len(prompt) + cfg.max_new_tokens]
-    return GenerationResult(tokens, steps, target.calls - t0, draft.calls - d0)
+    used = 0 if stream is None else stream.used
+    return GenerationResult(tokens, steps, target.calls - t0, draft.calls - d0, used)

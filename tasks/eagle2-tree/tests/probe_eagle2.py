@@ -16,7 +16,9 @@ from eagle2.draft import make_models
 from eagle2.model import KVCache, causal_mask, greedy_generate
 from eagle2.state import DecodeState, DraftTree
 from eagle2.tree import DraftProposer, compact_cache, eagle2_generate, eagle2_step, expand_tree, flatten_tree
-from eagle2.tree import prefill, rerank, tree_attention_mask, tree_position_ids, verify_greedy
+from eagle2.sampling import UniformStream
+from eagle2.tree import prefill, rerank, static_tree, tree_attention_mask, tree_position_ids, verify_greedy
+from eagle2.tree import verify_sampling
 from lmrbench_probe import case
 
 CASES = json.loads((Path(__file__).parent / "fixtures" / "cases.json").read_text())
@@ -69,6 +71,30 @@ def expand_table(i):
     return out
 
 
+@case(params=range(len(CASES["shapes"])), outputs={"tree*.values": VALUES})
+def static(i):
+    shape = tuple(tuple(p) for p in CASES["shapes"][i])
+    out = {"case": i}
+    for j in (1, 5, 9):
+        c = CASES["expand"][j]
+        calls = []
+        out[f"tree{j}"] = tree_out(static_tree(t64(c["root"]), table_propose(t64(c["table"]), calls), shape))
+        out[f"calls{j}"] = calls
+    return out
+
+
+@case
+def static_bad_shape():
+    c = CASES["expand"][1]
+    return {"tree": static_tree(t64(c["root"]), table_propose(t64(c["table"]), []), ((0,), (0, 0), (1,)))}
+
+
+@case
+def static_orphan():
+    c = CASES["expand"][1]
+    return {"tree": static_tree(t64(c["root"]), table_propose(t64(c["table"]), []), ((0,), (1, 0)))}
+
+
 @case
 def expand_bad_top_k():
     return {"tree": expand_tree(t64([0.5, 0.5]), lambda tree, nodes: None, 2, 3)}
@@ -98,6 +124,15 @@ def verify_tree(i):
     c = CASES["verify"][i]
     path, bonus = verify_greedy(torch.tensor(c["tokens"]), torch.tensor(c["parents"]), t64(c["logits"]))
     return {"case": i, "path": path, "bonus": bonus}
+
+
+@case(params=range(len(CASES["sampling"])))
+def verify_spec(i):
+    c = CASES["sampling"][i]
+    stream = UniformStream(c["seed"])
+    path, bonus = verify_sampling(torch.tensor(c["tokens"]), torch.tensor(c["parents"]), t64(c["p"]), t64(c["q"]),
+                                  stream)
+    return {"case": i, "path": path, "bonus": bonus, "used": stream.used}
 
 
 @case
@@ -182,6 +217,20 @@ def prefill_empty():
     return {"state": prefill(target, []).ids}
 
 
+@case
+def step_sampling_needs_stream():
+    target, draft = make_models(seed=0)
+    state = state_for(target, [1, 2], 3)
+    return {"state": eagle2_step(target, draft, state, EagleConfig(greedy=False))[0].ids}
+
+
+@case(**MODEL)
+def prefill_sampled():
+    target, _ = make_models(seed=1)
+    stream = UniformStream(4)
+    return {"ids": prefill(target, [5, 6, 7], stream).ids, "used": stream.used}
+
+
 @case(params=range(len(CASES["models"]["step"])), **MODEL)
 def step(i):
     c = CASES["models"]["step"][i]
@@ -189,10 +238,13 @@ def step(i):
     n = len(c["prompt"])
     logits, features, cache = target(torch.tensor(c["prompt"]), torch.arange(n), causal_mask(n))
     state = DecodeState(list(c["prompt"]) + [int(torch.argmax(logits[-1]))], cache, features)
-    cfg = EagleConfig(depth=c["depth"], top_k=c["top_k"], total_tokens=c["total"])
+    shape = tuple(tuple(p) for p in CASES["shapes"][c["static"]]) if "static" in c else None
+    cfg = EagleConfig(depth=c.get("depth", 1), top_k=c.get("top_k", 1), total_tokens=c.get("total", 1),
+                      greedy="stream" not in c, static_shape=shape)
+    stream = UniformStream(c["stream"]) if "stream" in c else None
     t0, d0 = target.calls, draft.calls
-    new, rec = eagle2_step(target, draft, state, cfg)
-    calls = {"target": target.calls - t0, "draft": draft.calls - d0}
+    new, rec = eagle2_step(target, draft, state, cfg, stream)
+    calls = {"target": target.calls - t0, "draft": draft.calls - d0, "uniforms": stream.used if stream else 0}
     # the committed tokens run directly through the target: the cache and features a plain decoder would hold
     m = len(new.ids) - 1
     _, f_direct, c_direct = target(torch.tensor(new.ids[:-1]), torch.arange(m), causal_mask(m))
@@ -208,8 +260,11 @@ def generate(i):
     target, draft = make_models(seed=c["seed"])
     target(torch.tensor([0]), torch.arange(1), causal_mask(1))
     draft.calls += 3
-    cfg = EagleConfig(depth=c["depth"], top_k=c["top_k"], total_tokens=c["total"], max_new_tokens=c["max_new"])
+    shape = tuple(tuple(p) for p in CASES["shapes"][c["static"]]) if "static" in c else None
+    cfg = EagleConfig(depth=c.get("depth", 1), top_k=c.get("top_k", 1), total_tokens=c.get("total", 1),
+                      max_new_tokens=c["max_new"], greedy="sample" not in c, seed=c.get("sample", 0),
+                      static_shape=shape)
     res = eagle2_generate(target, draft, c["prompt"], cfg)
     return {"case": i, "tokens": res.tokens, "steps": [vars(s) for s in res.steps],
-            "target_calls": res.target_calls, "draft_calls": res.draft_calls,
+            "target_calls": res.target_calls, "draft_calls": res.draft_calls, "uniforms": res.uniforms_used,
             "greedy": greedy_generate(target, c["prompt"], c["max_new"])}

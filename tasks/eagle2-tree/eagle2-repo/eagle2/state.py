@@ -60,12 +60,14 @@ class StepRecord:
 @dataclass
 class GenerationResult:
     """tokens: the generated tokens (exactly max_new_tokens); steps: the StepRecords in order; target_calls and
-    draft_calls: forward passes made during the generation (the target's include the prompt's)."""
+    draft_calls: forward passes made during the generation (the target's include the prompt's); uniforms_used:
+    random numbers drawn (0 for greedy decoding)."""
 
     tokens: list[int]
     steps: list[StepRecord]
     target_calls: int
     draft_calls: int
+    uniforms_used: int = 0
 
     @property
     def mean_accepted(self) -> float:

@@ -10,6 +10,7 @@ import torch
 from .config import EagleConfig
 from .draft import FeatureDraft
 from .model import KVCache, TargetLM, causal_mask
+from .sampling import UniformStream, sample_index
 from .state import DecodeState, DraftTree, GenerationResult, StepRecord
 
 Propose = Callable[[DraftTree, torch.Tensor], torch.Tensor]
@@ -26,6 +27,18 @@ def expand_tree(root_probs: torch.Tensor, propose: Propose, depth: int, top_k: i
 
     Returns the DraftTree (see `eagle2.state.DraftTree` for the node numbering), with `expanded` the nodes
     passed to `propose`, in order. Raises ValueError if top_k exceeds the vocabulary or depth < 1."""
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
+def static_tree(root_probs: torch.Tensor, propose: Propose, shape: tuple[tuple[int, ...], ...]) -> DraftTree:
+    """EAGLE's static tree: the node of path (r_1, ..., r_d) holds the r_d-th most probable child (rank 0 first,
+    the lower token id first on a tie) of the node of path (r_1, ..., r_{d-1}), or of the root when d = 1.
+
+    root_probs and propose as in `expand_tree`; propose is called once per depth that has deeper paths, with the
+    nodes of that depth that have children in `shape`. Nodes are numbered in the order of `shape`, which must list
+    all paths of one length before any longer path and every path after its parent path; raises ValueError
+    otherwise, or if a rank is out of the vocabulary."""
     # TODO: implement (see the method description).
     raise NotImplementedError
 
@@ -74,6 +87,19 @@ def verify_greedy(tokens: torch.Tensor, parents: torch.Tensor, logits: torch.Ten
     raise NotImplementedError
 
 
+def verify_sampling(tokens: torch.Tensor, parents: torch.Tensor, target_probs: torch.Tensor,
+                    draft_probs: torch.Tensor, stream: UniformStream) -> tuple[list[int], int]:
+    """Speculative-sampling verification of a flattened tree.
+
+    tokens, parents: (n,) int64 as `flatten_tree` returns them; target_probs: (n, vocab) float64, the target's
+    distribution of the token after each entry; draft_probs: (n, vocab) float64, the draft's distribution of the
+    token after each entry (rows of entries without children are not read). Random numbers are taken from
+    `stream`: one for each child tested, children of an entry in ascending index, then one for the bonus token
+    (drawn with `sample_index`). Returns the accepted path, root (0) first, and the bonus token."""
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
 def compact_cache(cache: KVCache, past: int, accepted: list[int]) -> KVCache:
     """The cache after verification: `cache` holds `past` entries of committed tokens, then one entry per entry of
     the flattened tree. Returns a new KVCache with the committed entries and the entries of `accepted` (indices
@@ -89,7 +115,8 @@ class DraftProposer:
     float64): the draft's distribution of the token after the root (the last token of state.ids); the first token
     of state.ids gets no row (no token precedes it). Each call
     proposer(tree, nodes) runs the draft once and returns (len(nodes), vocab) float64, the draft's distributions
-    of the token after each node."""
+    of the token after each node. `probs` maps -1 (the root) and every node passed to a call so far to its
+    (vocab,) distribution."""
 
     def __init__(self, draft: FeatureDraft, state: DecodeState) -> None:
         """draft: the draft model; state: the DecodeState of the step (at least two ids). Raises ValueError if
@@ -104,19 +131,22 @@ class DraftProposer:
         raise NotImplementedError
 
 
-def prefill(target: TargetLM, prompt: list[int]) -> DecodeState:
-    """Run the target over the prompt (one forward pass) and append its greedy next token. Raises ValueError on
-    an empty prompt."""
+def prefill(target: TargetLM, prompt: list[int], stream: UniformStream | None = None) -> DecodeState:
+    """Run the target over the prompt (one forward pass) and append its next token: greedy when stream is None,
+    else sampled at temperature 1 with `sample_index` and one number of the stream. Raises ValueError on an empty
+    prompt."""
     # TODO: implement (see the method description).
     raise NotImplementedError
 
 
-def eagle2_step(target: TargetLM, draft: FeatureDraft, state: DecodeState, cfg: EagleConfig
-                ) -> tuple[DecodeState, StepRecord]:
-    """One EAGLE-2 step with greedy verification: draft a dynamic tree below the last token of state.ids
-    (cfg.depth, cfg.top_k), keep cfg.total_tokens nodes, verify with one target forward pass, commit.
+def eagle2_step(target: TargetLM, draft: FeatureDraft, state: DecodeState, cfg: EagleConfig,
+                stream: UniformStream | None = None) -> tuple[DecodeState, StepRecord]:
+    """One EAGLE-2 step: draft a dynamic tree below the last token of state.ids (cfg.depth, cfg.top_k), keep
+    cfg.total_tokens nodes, verify with one target forward pass (greedy, or speculative sampling with `stream`
+    when cfg.greedy is False), commit.
 
-    Returns the new DecodeState (state is not modified) and the StepRecord."""
+    Returns the new DecodeState (state is not modified) and the StepRecord. Raises ValueError if cfg.greedy is
+    False and stream is None."""
     # TODO: implement (see the method description).
     raise NotImplementedError
 
@@ -124,6 +154,7 @@ def eagle2_step(target: TargetLM, draft: FeatureDraft, state: DecodeState, cfg: 
 def eagle2_generate(target: TargetLM, draft: FeatureDraft, prompt: list[int], cfg: EagleConfig
                     ) -> GenerationResult:
     """Generate cfg.max_new_tokens tokens after `prompt`: a prefill, then EAGLE-2 steps until enough tokens are
-    committed (the surplus of the last step is dropped)."""
+    committed (the surplus of the last step is dropped). A sampling generation draws from UniformStream(cfg.seed),
+    the prefill's number first."""
     # TODO: implement (see the method description).
     raise NotImplementedError
