@@ -53,7 +53,8 @@ def expand_hand():
                  [[0.4, 0.3, 0.2, 0.1], [0.1, 0.1, 0.1, 0.7], [0.0, 0.6, 0.4, 0.0], [0.5, 0.5, 0.0, 0.0]]])
     calls = []
     tree = expand_tree(root, table_propose(table, calls), 3, 2)
-    return {"tree": tree_out(tree), "calls": calls, "keep4": rerank(tree, 4), "keep20": rerank(tree, 20)}
+    return {"tree": tree_out(tree), "calls": calls, "keep4": rerank(tree, 4), "keep5": rerank(tree, 5),
+            "keep20": rerank(tree, 20)}
 
 
 @case(params=range(len(CASES["expand"])), outputs={"tree.values": VALUES})
