@@ -213,6 +213,24 @@ def verify_spec(out, ref):
     equal(out["used"], used, what="random numbers drawn")
 
 
+@check("verify_spec_hand")
+def verify_spec_hand(out, ref):
+    # root: p = [.3 .1 .4 .2], q = [.1 .6 .2 .1]. Child tok 1: ratio .1/.6 = .167; r = .5 rejects. Eq. (10):
+    # p = norm([.2 0 .2 .1]) = [.4 0 .4 .2]; Eq. (11): q = norm([.1 0 .2 .1]) = [.25 0 .5 .25]. Child tok 2: ratio
+    # .4/.5 = .8; r = .85 rejects; p = norm([.15 0 0 0]) = [1 0 0 0] -> bonus token 0 (third number)
+    equal(seq(out, "rejects.result.0"), [0], what="both children rejected")
+    equal(out["rejects.result.1"], 0, what="bonus from the residual")
+    equal(out["rejects.used"], 3, what="numbers drawn")
+    # r = .1 < .167 accepts tok 1; entry 1: ratio .25/.7 = .357 > .2 accepts tok 3; leaf: target [0 0 1 0] -> 2
+    equal(seq(out, "deep.result.0"), [0, 1, 3], what="deep path")
+    equal(out["deep.result.1"], 2, what="bonus at a leaf from the target")
+    equal(out["deep.used"], 3, what="numbers drawn")
+    # r = .5 rejects tok 1; r = .75 < .8 accepts tok 2 (entry 2, a leaf): bonus from uniform p with u = .3 -> 1
+    equal(seq(out, "second.result.0"), [0, 2], what="second child accepted after the residual update")
+    equal(out["second.result.1"], 1, what="bonus at the accepted leaf")
+    equal(out["second.used"], 3, what="numbers drawn")
+
+
 @check("compact[*]")
 def compact(out, ref):
     c = CASES["cache"][ref["case"]]

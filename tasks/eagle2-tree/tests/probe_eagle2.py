@@ -136,6 +136,30 @@ def verify_spec(i):
     return {"case": i, "path": path, "bonus": bonus, "used": stream.used}
 
 
+class FixedStream:
+    """A stand-in for UniformStream that hands out given numbers."""
+
+    def __init__(self, numbers) -> None:
+        self.numbers, self.used = list(numbers), 0
+
+    def next(self) -> float:
+        self.used += 1
+        return self.numbers[self.used - 1]
+
+
+@case
+def verify_spec_hand():
+    # entries: 0 root; 1 (tok 1) and 2 (tok 2) below the root; 3 (tok 3) below 1
+    tokens, parents = torch.tensor([0, 1, 2, 3]), torch.tensor([-1, 0, 0, 1])
+    p = t64([[0.3, 0.1, 0.4, 0.2], [0.25, 0.25, 0.25, 0.25], [0.25, 0.25, 0.25, 0.25], [0.0, 0.0, 1.0, 0.0]])
+    q = t64([[0.1, 0.6, 0.2, 0.1], [0.1, 0.1, 0.1, 0.7], [0.25, 0.25, 0.25, 0.25], [0.25, 0.25, 0.25, 0.25]])
+    out = {}
+    for name, numbers in [("rejects", [0.5, 0.85, 0.7]), ("deep", [0.1, 0.2, 0.3]), ("second", [0.5, 0.75, 0.3])]:
+        stream = FixedStream(numbers)
+        out[name] = {"result": verify_sampling(tokens, parents, p, q, stream), "used": stream.used}
+    return out
+
+
 @case
 def verify_hand():
     # root 0 -> children 1 (tok 2), 2 (tok 0); 1 -> 3 (tok 1); 2 -> 4 (tok 1)
