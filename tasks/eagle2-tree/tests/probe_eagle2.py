@@ -37,9 +37,17 @@ def table_propose(table: torch.Tensor, calls: list):
     return propose
 
 
+def ints(xs) -> list[int]:
+    return [int(x) for x in xs]
+
+
+def record(rec) -> dict:
+    return {k: ints(v) for k, v in vars(rec).items()}
+
+
 def tree_out(tree: DraftTree) -> dict:
     return {"tokens": tree.tokens, "parents": tree.parents, "depths": tree.depths, "values": tree.values,
-            "expanded": list(tree.expanded)}
+            "expanded": ints(tree.expanded)}
 
 
 # ---------------------------------------------------------------- expansion and reranking (tables, cheap)
@@ -97,6 +105,18 @@ def static_orphan():
 
 
 @case
+def static_deep_orphan():
+    c = CASES["expand"][1]
+    return {"tree": static_tree(t64(c["root"]), table_propose(t64(c["table"]), []), ((0,), (0, 0), (0, 1, 0)))}
+
+
+@case
+def static_rank_out_of_vocab():
+    c = CASES["expand"][1]  # vocabulary of 6
+    return {"tree": static_tree(t64(c["root"]), table_propose(t64(c["table"]), []), ((0,), (6,)))}
+
+
+@case
 def expand_bad_top_k():
     return {"tree": expand_tree(t64([0.5, 0.5]), lambda tree, nodes: None, 2, 3)}
 
@@ -124,7 +144,7 @@ def mask_hand():
 def verify_tree(i):
     c = CASES["verify"][i]
     path, bonus = verify_greedy(torch.tensor(c["tokens"]), torch.tensor(c["parents"]), t64(c["logits"]))
-    return {"case": i, "path": path, "bonus": bonus}
+    return {"case": i, "path": ints(path), "bonus": int(bonus)}
 
 
 @case(params=range(len(CASES["sampling"])))
@@ -133,7 +153,7 @@ def verify_spec(i):
     stream = UniformStream(c["seed"])
     path, bonus = verify_sampling(torch.tensor(c["tokens"]), torch.tensor(c["parents"]), t64(c["p"]), t64(c["q"]),
                                   stream)
-    return {"case": i, "path": path, "bonus": bonus, "used": stream.used}
+    return {"case": i, "path": ints(path), "bonus": int(bonus), "used": stream.used}
 
 
 class FixedStream:
@@ -156,7 +176,8 @@ def verify_spec_hand():
     out = {}
     for name, numbers in [("rejects", [0.5, 0.85, 0.7]), ("deep", [0.1, 0.2, 0.3]), ("second", [0.5, 0.75, 0.3])]:
         stream = FixedStream(numbers)
-        out[name] = {"result": verify_sampling(tokens, parents, p, q, stream), "used": stream.used}
+        path, bonus = verify_sampling(tokens, parents, p, q, stream)
+        out[name] = {"result": (ints(path), int(bonus)), "used": stream.used}
     return out
 
 
@@ -169,9 +190,12 @@ def verify_hand():
     logits[2, 1] = 1.0
     logits[4, 3] = 3.0
     logits[1, 1] = 9.0
-    return {"via_second_child": verify_greedy(tokens, parents, logits),
-            "tie_lowest": verify_greedy(tokens, parents, torch.zeros(5, 4, dtype=torch.float64)),
-            "reject_root": verify_greedy(tokens, parents, t64([[0, 0, 0, 1.0]] * 5))}
+    out = {}
+    for name, lg in [("via_second_child", logits), ("tie_lowest", torch.zeros(5, 4, dtype=torch.float64)),
+                     ("reject_root", t64([[0, 0, 0, 1.0]] * 5))]:
+        path, bonus = verify_greedy(tokens, parents, lg)
+        out[name] = (ints(path), int(bonus))
+    return out
 
 
 @case(params=range(len(CASES["cache"])))
@@ -232,7 +256,7 @@ def prefill_case():
     target, _ = make_models(seed=0)
     state = prefill(target, [3, 1, 4, 1])
     _, features, cache = target(torch.tensor([3, 1, 4, 1]), torch.arange(4), causal_mask(4))
-    return {"ids": state.ids, "features": state.features, "cache": [list(kv) for kv in state.cache.layers],
+    return {"ids": ints(state.ids), "features": state.features, "cache": [list(kv) for kv in state.cache.layers],
             "calls": target.calls, "greedy": greedy_generate(target, [3, 1, 4, 1], 1)}
 
 
@@ -253,7 +277,7 @@ def step_sampling_needs_stream():
 def prefill_sampled():
     target, _ = make_models(seed=1)
     stream = UniformStream(4)
-    return {"ids": prefill(target, [5, 6, 7], stream).ids, "used": stream.used}
+    return {"ids": ints(prefill(target, [5, 6, 7], stream).ids), "used": stream.used}
 
 
 @case(params=range(len(CASES["models"]["step"])), **MODEL)
@@ -273,7 +297,7 @@ def step(i):
     # the committed tokens run directly through the target: the cache and features a plain decoder would hold
     m = len(new.ids) - 1
     _, f_direct, c_direct = target(torch.tensor(new.ids[:-1]), torch.arange(m), causal_mask(m))
-    return {"record": vars(rec), "ids": new.ids, "old_ids": state.ids, "old_cache_len": state.cache.length,
+    return {"record": record(rec), "ids": ints(new.ids), "old_ids": state.ids, "old_cache_len": state.cache.length,
             "cache": [list(kv) for kv in new.cache.layers], "features": new.features,
             "direct_cache": [list(kv) for kv in c_direct.layers], "direct_features": f_direct, "calls": calls,
             "greedy": greedy_generate(target, c["prompt"], len(new.ids) - n)}
@@ -290,6 +314,6 @@ def generate(i):
                       max_new_tokens=c["max_new"], greedy="sample" not in c, seed=c.get("sample", 0),
                       static_shape=shape)
     res = eagle2_generate(target, draft, c["prompt"], cfg)
-    return {"case": i, "tokens": res.tokens, "steps": [vars(s) for s in res.steps],
+    return {"case": i, "tokens": ints(res.tokens), "steps": [record(s) for s in res.steps],
             "target_calls": res.target_calls, "draft_calls": res.draft_calls, "uniforms": res.uniforms_used,
             "greedy": greedy_generate(target, c["prompt"], c["max_new"])}
