@@ -74,6 +74,11 @@ def main(out: Path) -> None:
         keeps = sorted({1, max(1, n // 3), max(1, n // 2), n, n + 2})
         expand.append({"vocab": vocab, "depth": depth, "top_k": top_k, "root": root.tolist(),
                        "table": table.tolist(), "keeps": keeps, "past": int(rng.integers(0, 5))})
+    # wide coarse tables (ties among 17 or more candidates), from a separate generator
+    wide = np.random.default_rng(17)
+    root, table = coarse(wide, (20,)), coarse(wide, (3, 20, 20))
+    expand.append({"vocab": 20, "depth": 4, "top_k": 5, "root": root.tolist(), "table": table.tolist(),
+                   "keeps": [1, 17, 40, 80, 82], "past": 3})
     verify = [random_tree(rng, n, vocab, path_len)
               for n, vocab, path_len in [(1, 5, 0), (2, 4, 1), (6, 6, 2), (9, 8, 3), (12, 10, 9), (12, 10, 0),
                                          (16, 12, 4), (7, 3, 9), (20, 16, 5), (5, 5, 9)]]

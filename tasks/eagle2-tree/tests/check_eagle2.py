@@ -123,7 +123,7 @@ def expand_table(out, ref):
 @check("static[*]")
 def static_trees(out, ref):
     shape = CASES["shapes"][ref["case"]]
-    for j in (1, 5, 9):
+    for j in (1, 5, 9, 10):
         c = CASES["expand"][j]
         tokens, parents, depths, values, calls = static(c["root"], c["table"], shape)
         check_tree(out, f"tree{j}", tokens, parents, depths, values, calls, f"calls{j}")

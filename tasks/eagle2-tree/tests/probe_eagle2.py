@@ -84,7 +84,7 @@ def expand_table(i):
 def static(i):
     shape = tuple(tuple(p) for p in CASES["shapes"][i])
     out = {"case": i}
-    for j in (1, 5, 9):
+    for j in (1, 5, 9, 10):
         c = CASES["expand"][j]
         calls = []
         out[f"tree{j}"] = tree_out(static_tree(t64(c["root"]), table_propose(t64(c["table"]), calls), shape))
