@@ -1,0 +1,122 @@
+"""Mixture-of-Recursions routing: expert-choice and token-choice recursion, and cached one-token decoding."""
+from __future__ import annotations
+
+import torch
+from torch.nn import functional as F
+
+from mor.cache import RecursionKVCache
+from mor.layers import causal_mask
+
+
+def capacity_schedule(n_tokens: int, n_recursions: int) -> list[int]:
+    """Expert-choice capacities k_1, ..., k_{N_r} for a sequence of `n_tokens` tokens.
+
+    Args:
+        n_tokens: sequence length T (>= 1).
+        n_recursions: N_r (>= 1).
+    Returns:
+        A list of N_r ints, the number of tokens selected at each recursion step.
+    Raises:
+        ValueError: if n_tokens < 1 or n_recursions < 1.
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
+def expert_choice_select(scores: torch.Tensor, eligible: torch.Tensor, k: int) -> torch.Tensor:
+    """Top-k selection of one recursion step, per sequence, among the eligible positions.
+
+    Args:
+        scores: (B, T) float router weights (higher is preferred).
+        eligible: (B, T) bool, the positions that may be selected.
+        k: number of positions to select in every sequence (0 <= k).
+    Returns:
+        (B, T) bool mask with exactly k True entries per row, all of them eligible. Among equal scores the lower
+        position is preferred.
+    Raises:
+        ValueError: if some row has fewer than k eligible positions, or k < 0.
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
+def apply_recursion(model, h: torch.Tensor, positions: torch.Tensor, active: torch.Tensor, gate: torch.Tensor,
+                    shared_kv=None):
+    """One recursion step of the shared block on the active tokens of each sequence.
+
+    Args:
+        model: a `MoRModel` (its `blocks` form the recursion block).
+        h: (B, T, d) hidden states entering the step.
+        positions: (B, T) integer positions of the tokens.
+        active: (B, T) bool, the tokens that take this step.
+        gate: (B, T) router weights g of the tokens (only the active ones are used).
+        shared_kv: None, or a list with one (k, v) pair per layer, each (B, H, T, dh): the keys/values of the
+            first recursion step, reused by this step (recursive KV sharing).
+    Returns:
+        (h_new, kv), computed in the dtype of h: h_new (B, T, d) the hidden states after the step; kv a list
+        with one (k, v) pair per layer, each (B, H, T, dh), the keys/values this step computed, zero at the
+        positions that are not active.
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
+def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mode: str = "topk"):
+    """Expert-choice Mixture-of-Recursions over the N_r recursion steps (Section 3.2 of paper.md).
+
+    Args:
+        model: a `MoRModel` with `cfg.routing == "expert"` (router `model.router`, block `model.blocks`).
+        h: (B, T, d) hidden states entering the first recursion step.
+        positions: (B, T) integer positions.
+        mode: "topk" (training-time selection with the capacity schedule) or "threshold" (inference-time
+            selection by the router's probability; strictly greater than one half selects).
+    Returns:
+        (h_out, info), computed in the dtype of h: h_out (B, T, d); info a dict with
+          "selected": (B, N_r, T) bool, the tokens that take each step;
+          "gates": (B, N_r, T), the router weight of every position at each step, computed from the hidden state
+              entering that step (also for positions that are not eligible);
+          "aux_loss": scalar tensor, the auxiliary loss.
+    Raises:
+        ValueError: for an unknown mode.
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
+def token_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor):
+    """Token-choice Mixture-of-Recursions (Section 3.3 of paper.md).
+
+    Args:
+        model: a `MoRModel` with `cfg.routing == "token"`.
+        h: (B, T, d) hidden states entering the first recursion step.
+        positions: (B, T) integer positions.
+    Returns:
+        (h_out, info), computed in the dtype of h: h_out (B, T, d); info a dict with
+          "depth": (B, T) int64, the number of recursion steps of each token (1..N_r); among equal router
+              probabilities the smaller depth is chosen;
+          "selected": (B, N_r, T) bool, the tokens that take each step;
+          "gates": (B, T), each token's router weight;
+          "balance_loss": scalar tensor; "z_loss": scalar tensor.
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
+def decode_step(model, cache: RecursionKVCache, token_ids: torch.Tensor):
+    """Decode one new token per sequence with recursion-wise KV caching (Section 3.4 of paper.md).
+
+    The new token's position is `cache.length`; expert-choice routing uses the inference-time (threshold)
+    selection. Updates `cache` in place (keys, values, written, length).
+
+    Args:
+        model: a `MoRModel`.
+        cache: a `RecursionKVCache` from `model.new_cache`.
+        token_ids: (B,) int64 ids of the new tokens.
+    Returns:
+        (logits, selected): logits (B, vocab) for the next token, computed in the model's dtype; selected (B, N_r) bool, the recursion steps
+        the new token took.
+    Raises:
+        ValueError: if the cache is full.
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
