@@ -110,7 +110,7 @@ def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mo
           "selected": (B, N_r, T) bool, the tokens that take each step;
           "gates": (B, N_r, T), the router weight of every position at each step, computed from the hidden state
               entering that step (also for positions that are not eligible);
-          "aux_loss": scalar tensor, the auxiliary loss.
+          "aux_loss": scalar tensor, the auxiliary loss (a step without candidates contributes zero).
     Raises:
         ValueError: for an unknown mode.
     """
@@ -134,7 +134,7 @@ def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mo
             sel = expert_choice_select(g, eligible, caps[r])
         else:
             sel = eligible & (p > 0.5)
-        if r > 0:
+        if r > 0 and bool(eligible.any()):
             aux = aux + F.binary_cross_entropy_with_logits(s[eligible], sel[eligible].to(s.dtype))
         h, kv = apply_recursion(model, h, positions, sel, g, shared)
         if cfg.kv_sharing and r == 0:

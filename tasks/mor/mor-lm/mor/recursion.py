@@ -75,7 +75,7 @@ def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mo
           "selected": (B, N_r, T) bool, the tokens that take each step;
           "gates": (B, N_r, T), the router weight of every position at each step, computed from the hidden state
               entering that step (also for positions that are not eligible);
-          "aux_loss": scalar tensor, the auxiliary loss.
+          "aux_loss": scalar tensor, the auxiliary loss (a step without candidates contributes zero).
     Raises:
         ValueError: for an unknown mode.
     """

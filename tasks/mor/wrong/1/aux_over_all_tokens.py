@@ -1,0 +1,50 @@
+# WRONG: auxiliary BCE averaged over all tokens, not only the step's candidates
+def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mode: str = "topk"):
+    """Expert-choice Mixture-of-Recursions over the N_r recursion steps (Section 3.2 of paper.md).
+
+    Args:
+        model: a `MoRModel` with `cfg.routing == "expert"` (router `model.router`, block `model.blocks`).
+        h: (B, T, d) hidden states entering the first recursion step.
+        positions: (B, T) integer positions.
+        mode: "topk" (training-time selection with the capacity schedule) or "threshold" (inference-time
+            selection by the router's probability; strictly greater than one half selects).
+    Returns:
+        (h_out, info), computed in the dtype of h: h_out (B, T, d); info a dict with
+          "selected": (B, N_r, T) bool, the tokens that take each step;
+          "gates": (B, N_r, T), the router weight of every position at each step, computed from the hidden state
+              entering that step (also for positions that are not eligible);
+          "aux_loss": scalar tensor, the auxiliary loss (a step without candidates contributes zero).
+    Raises:
+        ValueError: for an unknown mode.
+    """
+    if mode not in ("topk", "threshold"):
+        raise ValueError(f"unknown mode {mode!r}")
+    cfg = model.cfg
+    n_rec = cfg.n_recursions
+    b, t, _ = h.shape
+    caps = capacity_schedule(t, n_rec)
+    eligible = torch.ones(b, t, dtype=torch.bool, device=h.device)
+    selected, gates = [], []
+    aux = h.new_zeros(())
+    shared = None
+    for r in range(n_rec):
+        s = model.router.scores(h, r)
+        p = torch.sigmoid(s)
+        g = cfg.router_alpha * p
+        if r == 0:
+            sel = eligible.clone()
+        elif mode == "topk":
+            sel = expert_choice_select(g, eligible, caps[r])
+        else:
+            sel = eligible & (p > 0.5)
+        if r > 0 and bool(eligible.any()):
+            aux = aux + F.binary_cross_entropy_with_logits(s, sel.to(s.dtype))
+        h, kv = apply_recursion(model, h, positions, sel, g, shared)
+        if cfg.kv_sharing and r == 0:
+            shared = kv
+        selected.append(sel)
+        gates.append(g)
+        eligible = sel
+    if n_rec > 1:
+        aux = aux / (n_rec - 1)
+    return h, {"selected": torch.stack(selected, dim=1), "gates": torch.stack(gates, dim=1), "aux_loss": aux}
