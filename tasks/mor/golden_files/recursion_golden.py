@@ -68,7 +68,7 @@ def apply_recursion(model, h: torch.Tensor, positions: torch.Tensor, active: tor
     """
     b, t, d = h.shape
     counts = active.sum(dim=1)
-    n_sel = int(counts.max()) if t > 0 else 0
+    n_sel = int(counts.max())
     order = torch.sort((~active).to(torch.int8), dim=1, stable=True).indices[:, :n_sel]     # (B, K)
     valid = torch.arange(n_sel, device=h.device)[None, :] < counts[:, None]                  # (B, K)
     x_in = h.gather(1, order[:, :, None].expand(b, n_sel, d))
@@ -142,8 +142,7 @@ def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mo
         selected.append(sel)
         gates.append(g)
         eligible = sel
-    if n_rec > 1:
-        aux = aux / (n_rec - 1)
+    aux = aux / max(n_rec - 1, 1)
     return h, {"selected": torch.stack(selected, dim=1), "gates": torch.stack(gates, dim=1), "aux_loss": aux}
 
 
@@ -211,9 +210,9 @@ def decode_step(model, cache: RecursionKVCache, token_ids: torch.Tensor):
     h = model.embed(token_ids)[:, None, :]
     n_rec = cfg.n_recursions
     if cfg.routing == "token":
-        probs = torch.softmax(model.router.logits(h)[:, 0], dim=-1)
-        choice = probs.argmax(dim=-1)
-        g_tok = cfg.router_alpha * probs.gather(-1, choice[:, None]).squeeze(-1)
+        probs = torch.softmax(model.router.logits(h)[:, 0], dim=1)
+        choice = probs.argmax(dim=1)
+        g_tok = cfg.router_alpha * probs.gather(1, choice[:, None]).squeeze(1)
     active = torch.ones(b, dtype=torch.bool)
     selected = []
     for r in range(n_rec):

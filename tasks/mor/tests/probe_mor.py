@@ -219,3 +219,17 @@ def train_script(routing):
     model, history = train(MoRConfig(routing=routing, kv_sharing=routing == "token"), steps=3, batch=2,
                            seq_len=6)
     return {"history": history, **{f"w.{n}": p.detach() for n, p in model.named_parameters()}}
+
+
+@case(params=["expert", "token"], **TOL)
+def decode_equal_scores(routing):
+    model = build(13, n_layers=1, n_recursions=3, routing=routing)
+    with torch.no_grad():
+        for p in model.router.parameters():
+            p.zero_()
+    ids = torch.tensor([[3, 1, 4, 1], [5, 9, 2, 6]])
+    cache = model.new_cache(2, 4)
+    with torch.no_grad():
+        out = [decode_step(model, cache, ids[:, i]) for i in range(4)]
+    return {"logits": torch.stack([o[0] for o in out], dim=1), "selected": torch.stack([o[1] for o in out], dim=2),
+            "written": cache.written}

@@ -45,6 +45,5 @@ def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mo
         selected.append(sel)
         gates.append(g)
         eligible = sel
-    if n_rec > 1:
-        aux = aux / (n_rec - 1)
+    aux = aux / max(n_rec - 1, 1)
     return h, {"selected": torch.stack(selected, dim=1), "gates": torch.stack(gates, dim=1), "aux_loss": aux}

@@ -24,9 +24,9 @@ def decode_step(model, cache: RecursionKVCache, token_ids: torch.Tensor):
     h = model.embed(token_ids)[:, None, :]
     n_rec = cfg.n_recursions
     if cfg.routing == "token":
-        probs = torch.softmax(model.router.logits(h)[:, 0], dim=-1)
-        choice = probs.argmax(dim=-1)
-        g_tok = cfg.router_alpha * probs.gather(-1, choice[:, None]).squeeze(-1)
+        probs = torch.softmax(model.router.logits(h)[:, 0], dim=1)
+        choice = probs.argmax(dim=1)
+        g_tok = cfg.router_alpha * probs.gather(1, choice[:, None]).squeeze(1)
     active = torch.ones(b, dtype=torch.bool)
     selected = []
     for r in range(n_rec):

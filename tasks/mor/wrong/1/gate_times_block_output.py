@@ -18,7 +18,7 @@ def apply_recursion(model, h: torch.Tensor, positions: torch.Tensor, active: tor
     """
     b, t, d = h.shape
     counts = active.sum(dim=1)
-    n_sel = int(counts.max()) if t > 0 else 0
+    n_sel = int(counts.max())
     order = torch.sort((~active).to(torch.int8), dim=1, stable=True).indices[:, :n_sel]     # (B, K)
     valid = torch.arange(n_sel, device=h.device)[None, :] < counts[:, None]                  # (B, K)
     x_in = h.gather(1, order[:, :, None].expand(b, n_sel, d))
