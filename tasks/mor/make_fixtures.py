@@ -20,14 +20,23 @@ EXPERT = [(1, 3, 1.0, False, "topk", 7, 0), (2, 3, 1.0, False, "topk", 9, 1), (2
 # (n_layers, n_recursions, alpha, kv_sharing, T, seed)
 TOKEN = [(1, 3, 1.0, False, 7, 0), (2, 3, 0.5, False, 9, 1), (2, 4, 2.0, True, 8, 2), (1, 2, 1.0, True, 6, 3),
          (1, 1, 1.0, False, 5, 4)]
-# (routing, n_layers, n_recursions, kv_sharing, B, T, seed)
-DECODE = [("expert", 1, 3, False, 2, 6, 0), ("expert", 2, 3, True, 3, 5, 1), ("token", 2, 3, False, 2, 6, 2),
-          ("token", 1, 4, True, 2, 5, 3), ("expert", 2, 4, False, 1, 7, 4)]
-
+# (routing, n_layers, n_recursions, kv_sharing, B, T, seed, sharing scheme)
+DECODE = [("expert", 1, 3, False, 2, 6, 0, "cycle"), ("expert", 2, 3, True, 3, 5, 1, "cycle"),
+          ("token", 2, 3, False, 2, 6, 2, "cycle"), ("token", 1, 4, True, 2, 5, 3, "cycle"),
+          ("expert", 2, 4, False, 1, 7, 4, "cycle"), ("expert", 1, 3, False, 2, 6, 5, "middle_cycle"),
+          ("token", 1, 3, True, 2, 5, 6, "middle_cycle")]
+# (routing, n_layers, n_recursions, kv_sharing, B, prompt length, total length, seed, sharing scheme)
+PREFILL = [("expert", 2, 3, False, 2, 5, 8, 0, "cycle"), ("expert", 1, 4, True, 2, 4, 7, 1, "cycle"),
+           ("token", 2, 3, False, 3, 4, 6, 2, "cycle"), ("token", 1, 3, True, 1, 6, 8, 3, "cycle"),
+           ("expert", 1, 2, False, 2, 1, 4, 4, "cycle"), ("expert", 2, 3, True, 2, 4, 7, 5, "middle_cycle"),
+           ("token", 1, 3, False, 2, 3, 6, 6, "middle_cycle")]
+# (routing, sharing scheme, kv_sharing, mode, seed)
+MODEL = [("expert", "middle_cycle", False, "topk", 0), ("expert", "middle_cycle", True, "threshold", 1),
+         ("token", "middle_cycle", False, "topk", 2), ("token", "cycle", True, "topk", 3)]
 
 def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    data = {"capacity": CAPACITY, "select": SELECT, "expert": EXPERT, "token": TOKEN, "decode": DECODE}
+    data = {"capacity": CAPACITY, "select": SELECT, "expert": EXPERT, "token": TOKEN, "decode": DECODE, "prefill": PREFILL, "model": MODEL}
     (out / "mor_cases.json").write_text(json.dumps(data, indent=1) + "\n")
 
 

@@ -63,8 +63,8 @@ def apply_recursion(model, h: torch.Tensor, positions: torch.Tensor, active: tor
             first recursion step, reused by this step (recursive KV sharing).
     Returns:
         (h_new, kv), computed in the dtype of h: h_new (B, T, d) the hidden states after the step; kv a list
-        with one (k, v) pair per layer, each (B, H, T, dh), the keys/values this step computed, zero at the
-        positions that are not active.
+        with one (k, v) pair per layer, each (B, H, T, dh), the keys/values this step computed (as `Block.qkv`
+        returns them), zero at the positions that are not active.
     """
     b, t, d = h.shape
     counts = active.sum(dim=1)
@@ -96,7 +96,29 @@ def apply_recursion(model, h: torch.Tensor, positions: torch.Tensor, active: tor
     return h_new, kv
 
 
-def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mode: str = "topk"):
+def fill_cache(cache: RecursionKVCache, level: int, kv, selected: torch.Tensor) -> None:
+    """Store one recursion step of a full-sequence pass (prefill) at one level of the cache, positions 0..T-1.
+
+    Args:
+        cache: the `RecursionKVCache` being filled; updated in place (keys, values, written; not length).
+        level: the cache level to write.
+        kv: a list with one (k, v) pair per layer, each (B, H, T, dh), as returned by `apply_recursion`.
+        selected: (B, T) bool, the tokens that took the step.
+    """
+    t = selected.shape[1]
+    for j, (k, v) in enumerate(kv):
+        cache.keys[level, j, :, :, :t] = k
+        cache.values[level, j, :, :, :t] = v
+    cache.written[level, :, :t] = selected
+
+
+def check_prefill_cache(cache, n_tokens: int) -> None:
+    """Raise ValueError unless `cache` is None or an empty cache (length 0) with room for n_tokens positions."""
+    if cache is not None and (cache.length != 0 or cache.max_len < n_tokens):
+        raise ValueError("prefill needs an empty cache with room for the sequence")
+
+
+def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mode: str = "topk", cache=None):
     """Expert-choice Mixture-of-Recursions over the N_r recursion steps (Section 3.2 of paper.md).
 
     Args:
@@ -105,6 +127,8 @@ def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mo
         positions: (B, T) integer positions.
         mode: "topk" (training-time selection with the capacity schedule) or "threshold" (inference-time
             selection by the router's probability; strictly greater than one half selects).
+        cache: None, or an empty `RecursionKVCache` (from `model.new_cache`) to prefill with the keys/values of
+            positions 0..T-1 (positions must then be 0..T-1); its length becomes T.
     Returns:
         (h_out, info), computed in the dtype of h: h_out (B, T, d); info a dict with
           "selected": (B, N_r, T) bool, the tokens that take each step;
@@ -112,10 +136,11 @@ def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mo
               entering that step (also for positions that are not eligible);
           "aux_loss": scalar tensor, the auxiliary loss (a step without candidates contributes zero).
     Raises:
-        ValueError: for an unknown mode.
+        ValueError: for an unknown mode, or a cache that is not empty or too short.
     """
     if mode not in ("topk", "threshold"):
         raise ValueError(f"unknown mode {mode!r}")
+    check_prefill_cache(cache, h.shape[1])
     cfg = model.cfg
     n_rec = cfg.n_recursions
     b, t, _ = h.shape
@@ -139,20 +164,26 @@ def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mo
         h, kv = apply_recursion(model, h, positions, sel, g, shared)
         if cfg.kv_sharing and r == 0:
             shared = kv
+        if cache is not None and (r == 0 or not cfg.kv_sharing):
+            fill_cache(cache, 0 if cfg.kv_sharing else r, kv, sel)
         selected.append(sel)
         gates.append(g)
         eligible = sel
     aux = aux / max(n_rec - 1, 1)
+    if cache is not None:
+        cache.length = t
     return h, {"selected": torch.stack(selected, dim=1), "gates": torch.stack(gates, dim=1), "aux_loss": aux}
 
 
-def token_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor):
+def token_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, cache=None):
     """Token-choice Mixture-of-Recursions (Section 3.3 of paper.md).
 
     Args:
         model: a `MoRModel` with `cfg.routing == "token"`.
         h: (B, T, d) hidden states entering the first recursion step.
         positions: (B, T) integer positions.
+        cache: None, or an empty `RecursionKVCache` (from `model.new_cache`) to prefill with the keys/values of
+            positions 0..T-1 (positions must then be 0..T-1); its length becomes T.
     Returns:
         (h_out, info), computed in the dtype of h: h_out (B, T, d); info a dict with
           "depth": (B, T) int64, the number of recursion steps of each token (1..N_r); among equal router
@@ -160,7 +191,10 @@ def token_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor):
           "selected": (B, N_r, T) bool, the tokens that take each step;
           "gates": (B, T), each token's router weight;
           "balance_loss": scalar tensor; "z_loss": scalar tensor.
+    Raises:
+        ValueError: for a cache that is not empty or too short.
     """
+    check_prefill_cache(cache, h.shape[1])
     cfg = model.cfg
     n_rec = cfg.n_recursions
     logits = model.router.logits(h)
@@ -175,29 +209,73 @@ def token_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor):
         h, kv = apply_recursion(model, h, positions, sel, g, shared)
         if cfg.kv_sharing and r == 0:
             shared = kv
+        if cache is not None and (r == 0 or not cfg.kv_sharing):
+            fill_cache(cache, 0 if cfg.kv_sharing else r, kv, sel)
         selected.append(sel)
     frac = F.one_hot(choice, n_rec).to(probs.dtype).mean(dim=(0, 1))
     mean_prob = probs.mean(dim=(0, 1))
     balance = n_rec * (frac * mean_prob).sum()
     z = torch.logsumexp(logits, dim=-1).pow(2).mean()
+    if cache is not None:
+        cache.length = h.shape[1]
     info = {"depth": depth, "selected": torch.stack(selected, dim=1), "gates": g, "balance_loss": balance,
             "z_loss": z}
     return h, info
 
 
+def mor_forward(model, ids: torch.Tensor, mode: str = "topk", cache=None):
+    """Full-sequence forward pass of the MoR language model (embedding to logits).
+
+    Args:
+        model: a `MoRModel`.
+        ids: (B, T) int64 token ids at positions 0..T-1.
+        mode: the expert-choice selection mode ("topk" or "threshold"); ignored by token-choice routing.
+        cache: None, or an empty `RecursionKVCache` (from `model.new_cache`) to prefill with every layer's
+            keys/values of positions 0..T-1; its length becomes T.
+    Returns:
+        (logits, info), computed in the model's dtype: logits (B, T, vocab); info the dict of
+        `expert_choice_recursions` or `token_choice_recursions`.
+    Raises:
+        ValueError: for an unknown mode, or a cache that is not empty or too short.
+    """
+    b, t = ids.shape
+    check_prefill_cache(cache, t)
+    positions = torch.arange(t).expand(b, t)
+    h = model.embed(ids)
+    full = causal_mask(positions, positions)
+    if model.first is not None:
+        q, k, v = model.first.qkv(h, positions)
+        if cache is not None:
+            cache.outer_keys[0, :, :, :t] = k
+            cache.outer_values[0, :, :, :t] = v
+        h = model.first.mix(h, q, k, v, full)
+    if model.cfg.routing == "expert":
+        h, info = expert_choice_recursions(model, h, positions, mode=mode, cache=cache)
+    else:
+        h, info = token_choice_recursions(model, h, positions, cache=cache)
+    if model.last is not None:
+        q, k, v = model.last.qkv(h, positions)
+        if cache is not None:
+            cache.outer_keys[1, :, :, :t] = k
+            cache.outer_values[1, :, :, :t] = v
+        h = model.last.mix(h, q, k, v, full)
+    return model.head(model.norm(h)), info
+
+
 def decode_step(model, cache: RecursionKVCache, token_ids: torch.Tensor):
     """Decode one new token per sequence with recursion-wise KV caching (Section 3.4 of paper.md).
 
-    The new token's position is `cache.length`; expert-choice routing uses the inference-time (threshold)
-    selection. Updates `cache` in place (keys, values, written, length).
+    The new token's position is `cache.length`; its routing decisions are those of `expert_choice_recursions`
+    in "threshold" mode or of `token_choice_recursions`. Updates `cache` in place (keys, values, written,
+    length).
 
     Args:
         model: a `MoRModel`.
         cache: a `RecursionKVCache` from `model.new_cache`.
         token_ids: (B,) int64 ids of the new tokens.
     Returns:
-        (logits, selected): logits (B, vocab) for the next token, computed in the model's dtype; selected (B, N_r) bool, the recursion steps
-        the new token took.
+        (logits, selected): logits (B, vocab) for the next token, computed in the model's dtype; selected
+        (B, N_r) bool, the recursion steps the new token took.
     Raises:
         ValueError: if the cache is full.
     """
@@ -207,7 +285,17 @@ def decode_step(model, cache: RecursionKVCache, token_ids: torch.Tensor):
         raise ValueError("cache is full")
     b = token_ids.shape[0]
     positions = torch.full((b, 1), pos, dtype=torch.long)
+
+    def _outer_step(block, which: int, h: torch.Tensor) -> torch.Tensor:
+        q, k, v = block.qkv(h, positions)
+        cache.outer_keys[which, :, :, pos] = k[:, :, 0]
+        cache.outer_values[which, :, :, pos] = v[:, :, 0]
+        keys, values = cache.outer_keys[which, :, :, :pos + 1], cache.outer_values[which, :, :, :pos + 1]
+        return block.mix(h, q, keys, values, torch.ones(b, 1, pos + 1, dtype=torch.bool))
+
     h = model.embed(token_ids)[:, None, :]
+    if model.first is not None:
+        h = _outer_step(model.first, 0, h)
     n_rec = cfg.n_recursions
     if cfg.routing == "token":
         probs = torch.softmax(model.router.logits(h)[:, 0], dim=1)
@@ -239,6 +327,8 @@ def decode_step(model, cache: RecursionKVCache, token_ids: torch.Tensor):
             x = block.mix(x, q, cache.keys[level, j, :, :, :pos + 1], cache.values[level, j, :, :, :pos + 1], mask)
         h = torch.where(active[:, None, None], h + g[:, None, None] * (x - h), h)
         selected.append(active)
+    if model.last is not None:
+        h = _outer_step(model.last, 1, h)
     cache.length = pos + 1
     logits = model.head(model.norm(h))[:, 0]
     return logits, torch.stack(selected, dim=1)

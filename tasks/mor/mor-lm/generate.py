@@ -12,14 +12,15 @@ from train import train
 
 @torch.no_grad()
 def generate(model: MoRModel, prompt: torch.Tensor, n_new: int):
-    """prompt: (B, T0). Feeds the prompt token by token, then n_new greedy tokens. Returns ids and depths."""
+    """prompt: (B, T0). Prefills the cache with the prompt, then decodes n_new greedy tokens one at a time.
+
+    Returns the ids (B, T0 + n_new) and the number of recursion steps each token took (B, T0 + n_new).
+    """
     b, t0 = prompt.shape
     cache = model.new_cache(b, t0 + n_new)
-    ids, depths = prompt, []
-    logits = None
-    for t in range(t0):
-        logits, sel = model.step(cache, prompt[:, t])
-        depths.append(sel.sum(dim=1))
+    full, info = model.prefill(prompt, cache)
+    ids, depths = prompt, list(info["selected"].sum(dim=1).unbind(dim=1))
+    logits = full[:, -1]
     for _ in range(n_new):
         nxt = logits.argmax(dim=-1)
         ids = torch.cat([ids, nxt[:, None]], dim=1)

@@ -10,7 +10,7 @@ from lmrbench_probe import case
 from mor.config import MoRConfig
 from mor.model import MoRModel
 from mor.recursion import (apply_recursion, capacity_schedule, decode_step, expert_choice_recursions,
-                           expert_choice_select, token_choice_recursions)
+                           expert_choice_select, fill_cache, mor_forward, token_choice_recursions)
 from train import train
 
 CASES = json.loads((Path(__file__).parent / "fixtures" / "mor_cases.json").read_text())
@@ -178,13 +178,29 @@ def token_choice_equal_scores():
             "balance_loss": info["balance_loss"], "z_loss": info["z_loss"]}
 
 
+# ---------------------------------------------------------------- the whole model
+
+
+@case(params=[tuple(c) for c in CASES["model"]], **TOL)
+def model_forward(p):
+    routing, scheme, sharing, mode, seed = p
+    model = build(20 + seed, routing=routing, sharing=scheme, kv_sharing=sharing)
+    g = torch.Generator().manual_seed(500 + seed)
+    ids = torch.randint(0, model.cfg.vocab_size, (2, 7), generator=g)
+    logits, info = mor_forward(model, ids, mode=mode)
+    total, parts = model.loss(ids)
+    total.backward()
+    return {"logits": logits.detach(), "selected": info["selected"], "total": total.detach(),
+            **{k: v.detach() for k, v in parts.items()}, **grads(model)}
+
+
 # ---------------------------------------------------------------- decoding with the recursion-wise cache
 
 
 @case(params=[tuple(c) for c in CASES["decode"]], **TOL)
 def decode(p):
-    routing, n_layers, n_rec, sharing, b, t, seed = p
-    model = build(seed, n_layers=n_layers, n_recursions=n_rec, kv_sharing=sharing, routing=routing)
+    routing, n_layers, n_rec, sharing, b, t, seed, scheme = p
+    model = build(seed, n_layers=n_layers, n_recursions=n_rec, kv_sharing=sharing, routing=routing, sharing=scheme)
     g = torch.Generator().manual_seed(300 + seed)
     ids = torch.randint(0, model.cfg.vocab_size, (b, t), generator=g)
     cache = model.new_cache(b, t + 1)
@@ -198,6 +214,7 @@ def decode(p):
     w = cache.written[:, None, :, None, :, None]
     return {"logits": torch.stack(logits, dim=1), "selected": torch.stack(sel, dim=2), "written": cache.written,
             "keys": cache.keys * w, "values": cache.values * w, "length": cache.length,
+            "outer_keys": cache.outer_keys, "outer_values": cache.outer_values,
             "full_logits": full, "full_selected": info["selected"]}
 
 
@@ -216,8 +233,9 @@ def decode_rejects_full_cache():
 
 @case(params=["expert", "token"], **TRAIN_TOL)
 def train_script(routing):
-    model, history = train(MoRConfig(routing=routing, kv_sharing=routing == "token"), steps=3, batch=2,
-                           seq_len=6)
+    cfg = MoRConfig(routing=routing, kv_sharing=routing == "token",
+                    sharing="middle_cycle" if routing == "expert" else "cycle")
+    model, history = train(cfg, steps=3, batch=2, seq_len=6)
     return {"history": history, **{f"w.{n}": p.detach() for n, p in model.named_parameters()}}
 
 
@@ -233,3 +251,63 @@ def decode_equal_scores(routing):
         out = [decode_step(model, cache, ids[:, i]) for i in range(4)]
     return {"logits": torch.stack([o[0] for o in out], dim=1), "selected": torch.stack([o[1] for o in out], dim=2),
             "written": cache.written}
+
+
+# ---------------------------------------------------------------- prefill of the cache, then decoding
+
+
+def masked_cache(cache) -> dict:
+    w = cache.written[:, None, :, None, :, None]
+    return {"keys": cache.keys * w, "values": cache.values * w, "written": cache.written.clone(),
+            "length": cache.length, "outer_keys": cache.outer_keys.clone(), "outer_values": cache.outer_values.clone()}
+
+
+@case(**TOL)
+def fill_cache_direct():
+    model = build(14, n_layers=2, n_recursions=3)
+    cache = model.new_cache(2, 7)
+    g = torch.Generator().manual_seed(14)
+    kv = [(torch.randn(2, 2, 5, 8, generator=g, dtype=F64), torch.randn(2, 2, 5, 8, generator=g, dtype=F64))
+          for _ in range(2)]
+    selected = torch.rand(2, 5, generator=g) < 0.5
+    fill_cache(cache, 1, kv, selected)
+    return masked_cache(cache)
+
+
+@case(params=[tuple(c) for c in CASES["prefill"]], **TOL)
+def prefill(p):
+    routing, n_layers, n_rec, sharing, b, t0, t, seed, scheme = p
+    model = build(seed, n_layers=n_layers, n_recursions=n_rec, kv_sharing=sharing, routing=routing, sharing=scheme)
+    g = torch.Generator().manual_seed(400 + seed)
+    ids = torch.randint(0, model.cfg.vocab_size, (b, t), generator=g)
+    cache = model.new_cache(b, t)
+    with torch.no_grad():
+        pre, info = model.prefill(ids[:, :t0], cache)
+        out = {"prefill_logits": pre, "prefill_selected": info["selected"],
+               **{f"after_prefill.{k}": v for k, v in masked_cache(cache).items()}}
+        logits = [decode_step(model, cache, ids[:, i]) for i in range(t0, t)]
+        full, _ = model(ids, mode="threshold")
+    out.update({"decode_logits": torch.stack([lg for lg, _ in logits], dim=1),
+                "decode_selected": torch.stack([s for _, s in logits], dim=2), "full_logits": full,
+                **{f"after_decode.{k}": v for k, v in masked_cache(cache).items()}})
+    return out
+
+
+@case(params=["not_empty", "too_short"])
+def prefill_rejects(kind):
+    model = build(15, routing="token")
+    ids = torch.tensor([[1, 2, 3]])
+    cache = model.new_cache(1, 4 if kind == "not_empty" else 2)
+    with torch.no_grad():
+        if kind == "not_empty":
+            decode_step(model, cache, torch.tensor([0]))
+        return {"out": model.prefill(ids, cache)}
+
+
+@case
+def prefill_rejects_expert_choice():
+    model = build(16)
+    cache = model.new_cache(1, 2)
+    with torch.no_grad():
+        return {"out": expert_choice_recursions(model, hidden(1, 3, 16, 0), torch.arange(3)[None], "threshold",
+                                                cache)}

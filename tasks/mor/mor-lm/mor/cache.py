@@ -10,6 +10,8 @@ class RecursionKVCache:
     keys, values: (n_levels, n_layers, B, H, max_len, dh); written: (n_levels, B, max_len) bool, True where the
     token at that position stored its keys/values at that level; length: number of positions decoded so far.
     n_levels is N_r for recursion-wise caching, and 1 with recursive KV sharing (the first recursion's level).
+    outer_keys, outer_values: (2, B, H, max_len, dh), the keys/values of the unique first (index 0) and last
+    (index 1) layers of Middle-Cycle sharing, written for every position (unused under Cycle sharing).
     """
 
     def __init__(self, n_levels: int, n_layers: int, batch: int, n_heads: int, head_dim: int, max_len: int,
@@ -18,6 +20,8 @@ class RecursionKVCache:
         self.keys = torch.zeros(shape, dtype=dtype)
         self.values = torch.zeros(shape, dtype=dtype)
         self.written = torch.zeros(n_levels, batch, max_len, dtype=torch.bool)
+        self.outer_keys = torch.zeros(2, batch, n_heads, max_len, head_dim, dtype=dtype)
+        self.outer_values = torch.zeros(2, batch, n_heads, max_len, head_dim, dtype=dtype)
         self.length = 0
         self.max_len = max_len
         self.batch = batch

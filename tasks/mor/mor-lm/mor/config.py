@@ -13,6 +13,7 @@ class MoRConfig:
     n_layers: int = 2            # layers in the shared recursion block (reused at every recursion step)
     n_recursions: int = 3        # N_r: the largest number of recursion steps a token can take
     routing: str = "expert"      # "expert" (expert-choice) or "token" (token-choice)
+    sharing: str = "cycle"       # "cycle" or "middle_cycle" (unique first and last layers around the recursion)
     router_alpha: float = 1.0    # alpha: scale of the router weight that multiplies the block's update
     kv_sharing: bool = False     # recursive KV sharing: every step reuses the first recursion's keys/values
     aux_coef: float = 0.01       # weight of the expert-choice auxiliary (BCE) loss
@@ -26,6 +27,8 @@ class MoRConfig:
             raise ValueError("d_model must be divisible by n_heads")
         if self.routing not in ("expert", "token"):
             raise ValueError(f"unknown routing {self.routing!r}")
+        if self.sharing not in ("cycle", "middle_cycle"):
+            raise ValueError(f"unknown sharing {self.sharing!r}")
         if self.n_recursions < 1 or self.n_layers < 1:
             raise ValueError("n_recursions and n_layers must be >= 1")
 

@@ -7,12 +7,13 @@ from torch import nn
 from mor.cache import RecursionKVCache
 from mor.config import MoRConfig
 from mor.layers import Block, RMSNorm
-from mor.recursion import decode_step, expert_choice_recursions, token_choice_recursions
+from mor.recursion import decode_step, mor_forward
 from mor.router import ExpertChoiceRouter, TokenChoiceRouter
 
 
 class MoRModel(nn.Module):
-    """Cycle sharing: the same `blocks` (the recursion block) are applied at every recursion step."""
+    """The shared `blocks` (the recursion block) are applied at every recursion step; with Middle-Cycle sharing
+    a unique first layer (`first`) runs before the recursion and a unique last layer (`last`) after it."""
 
     def __init__(self, cfg: MoRConfig) -> None:
         super().__init__()
@@ -20,6 +21,10 @@ class MoRModel(nn.Module):
         self.embed = nn.Embedding(cfg.vocab_size, cfg.d_model)
         self.blocks = nn.ModuleList(
             Block(cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.norm_eps, cfg.rope_base) for _ in range(cfg.n_layers))
+        self.first = self.last = None
+        if cfg.sharing == "middle_cycle":
+            self.first = Block(cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.norm_eps, cfg.rope_base)
+            self.last = Block(cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.norm_eps, cfg.rope_base)
         if cfg.routing == "expert":
             self.router = ExpertChoiceRouter(cfg.d_model, cfg.n_recursions)
         else:
@@ -32,14 +37,7 @@ class MoRModel(nn.Module):
 
         Returns logits (B, T, vocab) and the routing info of the recursion function.
         """
-        b, t = ids.shape
-        positions = torch.arange(t, device=ids.device).expand(b, t)
-        h = self.embed(ids)
-        if self.cfg.routing == "expert":
-            h, info = expert_choice_recursions(self, h, positions, mode=mode)
-        else:
-            h, info = token_choice_recursions(self, h, positions)
-        return self.head(self.norm(h)), info
+        return mor_forward(self, ids, mode=mode)
 
     def loss(self, ids: torch.Tensor):
         """Next-token cross-entropy plus the routing losses weighted by the config. Returns (total, parts)."""
@@ -58,6 +56,14 @@ class MoRModel(nn.Module):
         levels = 1 if cfg.kv_sharing else cfg.n_recursions
         return RecursionKVCache(levels, cfg.n_layers, batch, cfg.n_heads, cfg.head_dim, max_len,
                                 dtype=self.embed.weight.dtype)
+
+    @torch.no_grad()
+    def prefill(self, ids: torch.Tensor, cache: RecursionKVCache):
+        """Run a prompt (B, T) through the model in one pass and fill an empty cache with its keys/values.
+
+        Uses the inference-time routing (threshold mode for expert choice). Returns (logits (B, T, vocab), info).
+        """
+        return mor_forward(self, ids, mode="threshold", cache=cache)
 
     @torch.no_grad()
     def step(self, cache: RecursionKVCache, token_ids: torch.Tensor):

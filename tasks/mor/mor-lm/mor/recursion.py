@@ -54,14 +54,33 @@ def apply_recursion(model, h: torch.Tensor, positions: torch.Tensor, active: tor
             first recursion step, reused by this step (recursive KV sharing).
     Returns:
         (h_new, kv), computed in the dtype of h: h_new (B, T, d) the hidden states after the step; kv a list
-        with one (k, v) pair per layer, each (B, H, T, dh), the keys/values this step computed, zero at the
-        positions that are not active.
+        with one (k, v) pair per layer, each (B, H, T, dh), the keys/values this step computed (as `Block.qkv`
+        returns them), zero at the positions that are not active.
     """
     # TODO: implement (see the method description).
     raise NotImplementedError
 
 
-def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mode: str = "topk"):
+def fill_cache(cache: RecursionKVCache, level: int, kv, selected: torch.Tensor) -> None:
+    """Store one recursion step of a full-sequence pass (prefill) at one level of the cache, positions 0..T-1.
+
+    Args:
+        cache: the `RecursionKVCache` being filled; updated in place (keys, values, written; not length).
+        level: the cache level to write.
+        kv: a list with one (k, v) pair per layer, each (B, H, T, dh), as returned by `apply_recursion`.
+        selected: (B, T) bool, the tokens that took the step.
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
+def check_prefill_cache(cache, n_tokens: int) -> None:
+    """Raise ValueError unless `cache` is None or an empty cache (length 0) with room for n_tokens positions."""
+    if cache is not None and (cache.length != 0 or cache.max_len < n_tokens):
+        raise ValueError("prefill needs an empty cache with room for the sequence")
+
+
+def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mode: str = "topk", cache=None):
     """Expert-choice Mixture-of-Recursions over the N_r recursion steps (Section 3.2 of paper.md).
 
     Args:
@@ -70,6 +89,8 @@ def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mo
         positions: (B, T) integer positions.
         mode: "topk" (training-time selection with the capacity schedule) or "threshold" (inference-time
             selection by the router's probability; strictly greater than one half selects).
+        cache: None, or an empty `RecursionKVCache` (from `model.new_cache`) to prefill with the keys/values of
+            positions 0..T-1 (positions must then be 0..T-1); its length becomes T.
     Returns:
         (h_out, info), computed in the dtype of h: h_out (B, T, d); info a dict with
           "selected": (B, N_r, T) bool, the tokens that take each step;
@@ -77,19 +98,21 @@ def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mo
               entering that step (also for positions that are not eligible);
           "aux_loss": scalar tensor, the auxiliary loss (a step without candidates contributes zero).
     Raises:
-        ValueError: for an unknown mode.
+        ValueError: for an unknown mode, or a cache that is not empty or too short.
     """
     # TODO: implement (see the method description).
     raise NotImplementedError
 
 
-def token_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor):
+def token_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, cache=None):
     """Token-choice Mixture-of-Recursions (Section 3.3 of paper.md).
 
     Args:
         model: a `MoRModel` with `cfg.routing == "token"`.
         h: (B, T, d) hidden states entering the first recursion step.
         positions: (B, T) integer positions.
+        cache: None, or an empty `RecursionKVCache` (from `model.new_cache`) to prefill with the keys/values of
+            positions 0..T-1 (positions must then be 0..T-1); its length becomes T.
     Returns:
         (h_out, info), computed in the dtype of h: h_out (B, T, d); info a dict with
           "depth": (B, T) int64, the number of recursion steps of each token (1..N_r); among equal router
@@ -97,6 +120,27 @@ def token_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor):
           "selected": (B, N_r, T) bool, the tokens that take each step;
           "gates": (B, T), each token's router weight;
           "balance_loss": scalar tensor; "z_loss": scalar tensor.
+    Raises:
+        ValueError: for a cache that is not empty or too short.
+    """
+    # TODO: implement (see the method description).
+    raise NotImplementedError
+
+
+def mor_forward(model, ids: torch.Tensor, mode: str = "topk", cache=None):
+    """Full-sequence forward pass of the MoR language model (embedding to logits).
+
+    Args:
+        model: a `MoRModel`.
+        ids: (B, T) int64 token ids at positions 0..T-1.
+        mode: the expert-choice selection mode ("topk" or "threshold"); ignored by token-choice routing.
+        cache: None, or an empty `RecursionKVCache` (from `model.new_cache`) to prefill with every layer's
+            keys/values of positions 0..T-1; its length becomes T.
+    Returns:
+        (logits, info), computed in the model's dtype: logits (B, T, vocab); info the dict of
+        `expert_choice_recursions` or `token_choice_recursions`.
+    Raises:
+        ValueError: for an unknown mode, or a cache that is not empty or too short.
     """
     # TODO: implement (see the method description).
     raise NotImplementedError
@@ -105,16 +149,17 @@ def token_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor):
 def decode_step(model, cache: RecursionKVCache, token_ids: torch.Tensor):
     """Decode one new token per sequence with recursion-wise KV caching (Section 3.4 of paper.md).
 
-    The new token's position is `cache.length`; expert-choice routing uses the inference-time (threshold)
-    selection. Updates `cache` in place (keys, values, written, length).
+    The new token's position is `cache.length`; its routing decisions are those of `expert_choice_recursions`
+    in "threshold" mode or of `token_choice_recursions`. Updates `cache` in place (keys, values, written,
+    length).
 
     Args:
         model: a `MoRModel`.
         cache: a `RecursionKVCache` from `model.new_cache`.
         token_ids: (B,) int64 ids of the new tokens.
     Returns:
-        (logits, selected): logits (B, vocab) for the next token, computed in the model's dtype; selected (B, N_r) bool, the recursion steps
-        the new token took.
+        (logits, selected): logits (B, vocab) for the next token, computed in the model's dtype; selected
+        (B, N_r) bool, the recursion steps the new token took.
     Raises:
         ValueError: if the cache is full.
     """

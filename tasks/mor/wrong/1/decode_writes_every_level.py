@@ -2,16 +2,17 @@
 def decode_step(model, cache: RecursionKVCache, token_ids: torch.Tensor):
     """Decode one new token per sequence with recursion-wise KV caching (Section 3.4 of paper.md).
 
-    The new token's position is `cache.length`; expert-choice routing uses the inference-time (threshold)
-    selection. Updates `cache` in place (keys, values, written, length).
+    The new token's position is `cache.length`; its routing decisions are those of `expert_choice_recursions`
+    in "threshold" mode or of `token_choice_recursions`. Updates `cache` in place (keys, values, written,
+    length).
 
     Args:
         model: a `MoRModel`.
         cache: a `RecursionKVCache` from `model.new_cache`.
         token_ids: (B,) int64 ids of the new tokens.
     Returns:
-        (logits, selected): logits (B, vocab) for the next token, computed in the model's dtype; selected (B, N_r) bool, the recursion steps
-        the new token took.
+        (logits, selected): logits (B, vocab) for the next token, computed in the model's dtype; selected
+        (B, N_r) bool, the recursion steps the new token took.
     Raises:
         ValueError: if the cache is full.
     """
@@ -21,7 +22,17 @@ def decode_step(model, cache: RecursionKVCache, token_ids: torch.Tensor):
         raise ValueError("cache is full")
     b = token_ids.shape[0]
     positions = torch.full((b, 1), pos, dtype=torch.long)
+
+    def _outer_step(block, which: int, h: torch.Tensor) -> torch.Tensor:
+        q, k, v = block.qkv(h, positions)
+        cache.outer_keys[which, :, :, pos] = k[:, :, 0]
+        cache.outer_values[which, :, :, pos] = v[:, :, 0]
+        keys, values = cache.outer_keys[which, :, :, :pos + 1], cache.outer_values[which, :, :, :pos + 1]
+        return block.mix(h, q, keys, values, torch.ones(b, 1, pos + 1, dtype=torch.bool))
+
     h = model.embed(token_ids)[:, None, :]
+    if model.first is not None:
+        h = _outer_step(model.first, 0, h)
     n_rec = cfg.n_recursions
     if cfg.routing == "token":
         probs = torch.softmax(model.router.logits(h)[:, 0], dim=1)
@@ -53,6 +64,8 @@ def decode_step(model, cache: RecursionKVCache, token_ids: torch.Tensor):
             x = block.mix(x, q, cache.keys[level, j, :, :, :pos + 1], cache.values[level, j, :, :, :pos + 1], mask)
         h = torch.where(active[:, None, None], h + g[:, None, None] * (x - h), h)
         selected.append(active)
+    if model.last is not None:
+        h = _outer_step(model.last, 1, h)
     cache.length = pos + 1
     logits = model.head(model.norm(h))[:, 0]
     return logits, torch.stack(selected, dim=1)

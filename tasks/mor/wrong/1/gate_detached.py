@@ -13,8 +13,8 @@ def apply_recursion(model, h: torch.Tensor, positions: torch.Tensor, active: tor
             first recursion step, reused by this step (recursive KV sharing).
     Returns:
         (h_new, kv), computed in the dtype of h: h_new (B, T, d) the hidden states after the step; kv a list
-        with one (k, v) pair per layer, each (B, H, T, dh), the keys/values this step computed, zero at the
-        positions that are not active.
+        with one (k, v) pair per layer, each (B, H, T, dh), the keys/values this step computed (as `Block.qkv`
+        returns them), zero at the positions that are not active.
     """
     b, t, d = h.shape
     counts = active.sum(dim=1)

@@ -1,5 +1,5 @@
 # WRONG: inference threshold applied to alpha*sigmoid instead of the sigmoid probability
-def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mode: str = "topk"):
+def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mode: str = "topk", cache=None):
     """Expert-choice Mixture-of-Recursions over the N_r recursion steps (Section 3.2 of paper.md).
 
     Args:
@@ -8,6 +8,8 @@ def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mo
         positions: (B, T) integer positions.
         mode: "topk" (training-time selection with the capacity schedule) or "threshold" (inference-time
             selection by the router's probability; strictly greater than one half selects).
+        cache: None, or an empty `RecursionKVCache` (from `model.new_cache`) to prefill with the keys/values of
+            positions 0..T-1 (positions must then be 0..T-1); its length becomes T.
     Returns:
         (h_out, info), computed in the dtype of h: h_out (B, T, d); info a dict with
           "selected": (B, N_r, T) bool, the tokens that take each step;
@@ -15,10 +17,11 @@ def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mo
               entering that step (also for positions that are not eligible);
           "aux_loss": scalar tensor, the auxiliary loss (a step without candidates contributes zero).
     Raises:
-        ValueError: for an unknown mode.
+        ValueError: for an unknown mode, or a cache that is not empty or too short.
     """
     if mode not in ("topk", "threshold"):
         raise ValueError(f"unknown mode {mode!r}")
+    check_prefill_cache(cache, h.shape[1])
     cfg = model.cfg
     n_rec = cfg.n_recursions
     b, t, _ = h.shape
@@ -42,8 +45,12 @@ def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mo
         h, kv = apply_recursion(model, h, positions, sel, g, shared)
         if cfg.kv_sharing and r == 0:
             shared = kv
+        if cache is not None and (r == 0 or not cfg.kv_sharing):
+            fill_cache(cache, 0 if cfg.kv_sharing else r, kv, sel)
         selected.append(sel)
         gates.append(g)
         eligible = sel
     aux = aux / max(n_rec - 1, 1)
+    if cache is not None:
+        cache.length = t
     return h, {"selected": torch.stack(selected, dim=1), "gates": torch.stack(gates, dim=1), "aux_loss": aux}
