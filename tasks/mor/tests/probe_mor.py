@@ -123,8 +123,9 @@ def recursion_step_no_active_tokens():
 
 @case(params=[tuple(c) for c in CASES["expert"]], **TOL)
 def expert_choice(p):
-    n_layers, n_rec, alpha, sharing, mode, t, seed = p
-    model = build(seed, n_layers=n_layers, n_recursions=n_rec, router_alpha=alpha, kv_sharing=sharing)
+    n_layers, n_rec, alpha, sharing, mode, t, seed, fix = p
+    model = build(seed, n_layers=n_layers, n_recursions=n_rec, router_alpha=alpha, kv_sharing=sharing,
+                  causal_fix=fix)
     h = hidden(2, t, model.cfg.d_model, seed)
     positions = torch.arange(t).expand(2, t)
     h_out, info = expert_choice_recursions(model, h, positions, mode=mode)
@@ -183,8 +184,8 @@ def token_choice_equal_scores():
 
 @case(params=[tuple(c) for c in CASES["model"]], **TOL)
 def model_forward(p):
-    routing, scheme, sharing, mode, seed = p
-    model = build(20 + seed, routing=routing, sharing=scheme, kv_sharing=sharing)
+    routing, scheme, sharing, mode, seed, fix = p
+    model = build(20 + seed, routing=routing, sharing=scheme, kv_sharing=sharing, causal_fix=fix)
     g = torch.Generator().manual_seed(500 + seed)
     ids = torch.randint(0, model.cfg.vocab_size, (2, 7), generator=g)
     logits, info = mor_forward(model, ids, mode=mode)
@@ -199,8 +200,9 @@ def model_forward(p):
 
 @case(params=[tuple(c) for c in CASES["decode"]], **TOL)
 def decode(p):
-    routing, n_layers, n_rec, sharing, b, t, seed, scheme = p
-    model = build(seed, n_layers=n_layers, n_recursions=n_rec, kv_sharing=sharing, routing=routing, sharing=scheme)
+    routing, n_layers, n_rec, sharing, b, t, seed, scheme, fix = p
+    model = build(seed, n_layers=n_layers, n_recursions=n_rec, kv_sharing=sharing, routing=routing, sharing=scheme,
+                  causal_fix=fix)
     g = torch.Generator().manual_seed(300 + seed)
     ids = torch.randint(0, model.cfg.vocab_size, (b, t), generator=g)
     cache = model.new_cache(b, t + 1)
@@ -276,8 +278,9 @@ def fill_cache_direct():
 
 @case(params=[tuple(c) for c in CASES["prefill"]], **TOL)
 def prefill(p):
-    routing, n_layers, n_rec, sharing, b, t0, t, seed, scheme = p
-    model = build(seed, n_layers=n_layers, n_recursions=n_rec, kv_sharing=sharing, routing=routing, sharing=scheme)
+    routing, n_layers, n_rec, sharing, b, t0, t, seed, scheme, fix = p
+    model = build(seed, n_layers=n_layers, n_recursions=n_rec, kv_sharing=sharing, routing=routing, sharing=scheme,
+                  causal_fix=fix)
     g = torch.Generator().manual_seed(400 + seed)
     ids = torch.randint(0, model.cfg.vocab_size, (b, t), generator=g)
     cache = model.new_cache(b, t)
@@ -293,9 +296,10 @@ def prefill(p):
     return out
 
 
-@case(params=["not_empty", "too_short"])
-def prefill_rejects(kind):
-    model = build(15, routing="token")
+@case(params=[("not_empty", "cycle"), ("too_short", "cycle"), ("too_short", "middle_cycle")])
+def prefill_rejects(p):
+    kind, scheme = p
+    model = build(15, routing="token", sharing=scheme)
     ids = torch.tensor([[1, 2, 3]])
     cache = model.new_cache(1, 4 if kind == "not_empty" else 2)
     with torch.no_grad():
@@ -311,3 +315,11 @@ def prefill_rejects_expert_choice():
     with torch.no_grad():
         return {"out": expert_choice_recursions(model, hidden(1, 3, 16, 0), torch.arange(3)[None], "threshold",
                                                 cache)}
+
+
+@case
+def prefill_rejects_token_choice():
+    model = build(17, routing="token")
+    cache = model.new_cache(1, 2)
+    with torch.no_grad():
+        return {"out": token_choice_recursions(model, hidden(1, 3, 16, 0), torch.arange(3)[None], cache)}

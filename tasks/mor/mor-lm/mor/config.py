@@ -16,6 +16,8 @@ class MoRConfig:
     sharing: str = "cycle"       # "cycle" or "middle_cycle" (unique first and last layers around the recursion)
     router_alpha: float = 1.0    # alpha: scale of the router weight that multiplies the block's update
     kv_sharing: bool = False     # recursive KV sharing: every step reuses the first recursion's keys/values
+    causal_fix: str = "aux_loss" # expert-choice inference: "aux_loss" (main router) or "aux_router" (separate MLP)
+    aux_router_hidden: int = 8   # hidden width of the auxiliary router's MLP
     aux_coef: float = 0.01       # weight of the expert-choice auxiliary (BCE) loss
     balance_coef: float = 0.01   # weight of the token-choice balancing loss
     z_coef: float = 1e-3         # weight of the token-choice router z-loss
@@ -27,6 +29,8 @@ class MoRConfig:
             raise ValueError("d_model must be divisible by n_heads")
         if self.routing not in ("expert", "token"):
             raise ValueError(f"unknown routing {self.routing!r}")
+        if self.causal_fix not in ("aux_loss", "aux_router"):
+            raise ValueError(f"unknown causal_fix {self.causal_fix!r}")
         if self.sharing not in ("cycle", "middle_cycle"):
             raise ValueError(f"unknown sharing {self.sharing!r}")
         if self.n_recursions < 1 or self.n_layers < 1:

@@ -26,7 +26,8 @@ class MoRModel(nn.Module):
             self.first = Block(cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.norm_eps, cfg.rope_base)
             self.last = Block(cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.norm_eps, cfg.rope_base)
         if cfg.routing == "expert":
-            self.router = ExpertChoiceRouter(cfg.d_model, cfg.n_recursions)
+            aux_hidden = cfg.aux_router_hidden if cfg.causal_fix == "aux_router" else 0
+            self.router = ExpertChoiceRouter(cfg.d_model, cfg.n_recursions, aux_hidden)
         else:
             self.router = TokenChoiceRouter(cfg.d_model, cfg.n_recursions)
         self.norm = RMSNorm(cfg.d_model, cfg.norm_eps)

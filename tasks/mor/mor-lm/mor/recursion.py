@@ -96,7 +96,8 @@ def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mo
           "selected": (B, N_r, T) bool, the tokens that take each step;
           "gates": (B, N_r, T), the router weight of every position at each step, computed from the hidden state
               entering that step (also for positions that are not eligible);
-          "aux_loss": scalar tensor, the auxiliary loss (a step without candidates contributes zero).
+          "aux_loss": scalar tensor, the auxiliary loss of the main router or of the auxiliary router, as
+              `model.cfg.causal_fix` selects (a step without candidates contributes zero).
     Raises:
         ValueError: for an unknown mode, or a cache that is not empty or too short.
     """
