@@ -15,7 +15,8 @@ def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mo
           "selected": (B, N_r, T) bool, the tokens that take each step;
           "gates": (B, N_r, T), the router weight of every position at each step, computed from the hidden state
               entering that step (also for positions that are not eligible);
-          "aux_loss": scalar tensor, the auxiliary loss (a step without candidates contributes zero).
+          "aux_loss": scalar tensor, the auxiliary loss of the main router or of the auxiliary router, as
+              `model.cfg.causal_fix` selects (a step without candidates contributes zero).
     Raises:
         ValueError: for an unknown mode, or a cache that is not empty or too short.
     """
@@ -38,10 +39,13 @@ def expert_choice_recursions(model, h: torch.Tensor, positions: torch.Tensor, mo
             sel = eligible.clone()
         elif mode == "topk":
             sel = expert_choice_select(g, eligible, caps[r])
+        elif cfg.causal_fix == "aux_router":
+            sel = eligible & (torch.sigmoid(model.router.aux_scores(h, r)) > 0.5)
         else:
             sel = eligible & (p > 0.5)
         if bool(eligible.any()):
-            aux = aux + F.binary_cross_entropy_with_logits(s[eligible], sel[eligible].to(s.dtype))
+            logit = model.router.aux_scores(h.detach(), r) if cfg.causal_fix == "aux_router" else s
+            aux = aux + F.binary_cross_entropy_with_logits(logit[eligible], sel[eligible].to(s.dtype))
         h, kv = apply_recursion(model, h, positions, sel, g, shared)
         if cfg.kv_sharing and r == 0:
             shared = kv

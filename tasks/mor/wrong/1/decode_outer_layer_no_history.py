@@ -45,7 +45,10 @@ def decode_step(model, cache: RecursionKVCache, token_ids: torch.Tensor):
             p = torch.sigmoid(model.router.scores(h, r)[:, 0])
             g = cfg.router_alpha * p
             if r > 0:
-                active = active & (p > 0.5)
+                if cfg.causal_fix == "aux_router":
+                    active = active & (torch.sigmoid(model.router.aux_scores(h, r)[:, 0]) > 0.5)
+                else:
+                    active = active & (p > 0.5)
         else:
             g = g_tok
             active = choice >= r
