@@ -134,9 +134,10 @@ def expert_choice(p):
             "aux_loss": info["aux_loss"].detach(), **grads(model)}
 
 
-@case(params=["topk", "threshold"], **TOL)
-def expert_choice_equal_scores(mode):
-    model = build(11, n_layers=1, n_recursions=3)
+@case(params=[("topk", "aux_loss"), ("threshold", "aux_loss"), ("threshold", "aux_router")], **TOL)
+def expert_choice_equal_scores(p):
+    mode, fix = p
+    model = build(11, n_layers=1, n_recursions=3, causal_fix=fix)
     with torch.no_grad():
         for p in model.router.parameters():
             p.zero_()
@@ -230,20 +231,10 @@ def decode_rejects_full_cache():
     return {"length": cache.length}
 
 
-# ---------------------------------------------------------------- the training script
-
-
-@case(params=["expert", "token"], **TRAIN_TOL)
-def train_script(routing):
-    cfg = MoRConfig(routing=routing, kv_sharing=routing == "token",
-                    sharing="middle_cycle" if routing == "expert" else "cycle")
-    model, history = train(cfg, steps=3, batch=2, seq_len=6)
-    return {"history": history, **{f"w.{n}": p.detach() for n, p in model.named_parameters()}}
-
-
-@case(params=["expert", "token"], **TOL)
-def decode_equal_scores(routing):
-    model = build(13, n_layers=1, n_recursions=3, routing=routing)
+@case(params=[("expert", "aux_loss"), ("token", "aux_loss"), ("expert", "aux_router")], **TOL)
+def decode_equal_scores(p):
+    routing, fix = p
+    model = build(13, n_layers=1, n_recursions=3, routing=routing, causal_fix=fix)
     with torch.no_grad():
         for p in model.router.parameters():
             p.zero_()
@@ -323,3 +314,14 @@ def prefill_rejects_token_choice():
     cache = model.new_cache(1, 2)
     with torch.no_grad():
         return {"out": token_choice_recursions(model, hidden(1, 3, 16, 0), torch.arange(3)[None], cache)}
+
+
+# ---------------------------------------------------------------- the training script (last: the costliest)
+
+
+@case(params=["expert", "token"], **TRAIN_TOL)
+def train_script(routing):
+    cfg = MoRConfig(routing=routing, kv_sharing=routing == "token",
+                    sharing="middle_cycle" if routing == "expert" else "cycle")
+    model, history = train(cfg, steps=3, batch=2, seq_len=6)
+    return {"history": history, **{f"w.{n}": p.detach() for n, p in model.named_parameters()}}
