@@ -240,7 +240,7 @@ def mor_forward(model, ids: torch.Tensor, mode: str = "topk", cache=None):
         (logits, info), computed in the model's dtype: logits (B, T, vocab); info the dict of
         `expert_choice_recursions` or `token_choice_recursions`.
     Raises:
-        ValueError: for an unknown mode, or a cache that is not empty or too short.
+        ValueError: for an unknown mode (expert-choice routing), or a cache that is not empty or too short.
     """
     b, t = ids.shape
     check_prefill_cache(cache, t)
@@ -267,7 +267,9 @@ def mor_forward(model, ids: torch.Tensor, mode: str = "topk", cache=None):
 
 
 def decode_step(model, cache: RecursionKVCache, token_ids: torch.Tensor):
-    """Decode one new token per sequence with recursion-wise KV caching (Section 3.4 of paper.md).
+    """Decode one new token per sequence through the cache (Section 3.4 of paper.md).
+
+    Recursion-wise KV caching, or recursive KV sharing when `model.cfg.kv_sharing` is set.
 
     The new token's position is `cache.length`; its routing decisions are those of `expert_choice_recursions`
     in "threshold" mode or of `token_choice_recursions`. Updates `cache` in place (keys, values, written,

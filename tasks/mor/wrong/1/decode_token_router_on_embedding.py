@@ -1,6 +1,8 @@
 # WRONG: token-choice router reads the embedding instead of the output of the unique first layer
 def decode_step(model, cache: RecursionKVCache, token_ids: torch.Tensor):
-    """Decode one new token per sequence with recursion-wise KV caching (Section 3.4 of paper.md).
+    """Decode one new token per sequence through the cache (Section 3.4 of paper.md).
+
+    Recursion-wise KV caching, or recursive KV sharing when `model.cfg.kv_sharing` is set.
 
     The new token's position is `cache.length`; its routing decisions are those of `expert_choice_recursions`
     in "threshold" mode or of `token_choice_recursions`. Updates `cache` in place (keys, values, written,

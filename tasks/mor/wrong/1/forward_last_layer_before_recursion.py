@@ -12,7 +12,7 @@ def mor_forward(model, ids: torch.Tensor, mode: str = "topk", cache=None):
         (logits, info), computed in the model's dtype: logits (B, T, vocab); info the dict of
         `expert_choice_recursions` or `token_choice_recursions`.
     Raises:
-        ValueError: for an unknown mode, or a cache that is not empty or too short.
+        ValueError: for an unknown mode (expert-choice routing), or a cache that is not empty or too short.
     """
     b, t = ids.shape
     check_prefill_cache(cache, t)
