@@ -73,6 +73,14 @@ def select_ties_prefer_lower_position():
     return {"k2": expert_choice_select(scores, eligible, 2), "k3": expert_choice_select(scores, eligible, 3)}
 
 
+@case(compare="exact")
+def select_long_rows_with_ties():
+    g = torch.Generator().manual_seed(21)
+    scores = torch.randint(0, 4, (3, 40), generator=g).to(F64) / 4
+    eligible = torch.rand(3, 40, generator=g) < 0.7
+    return {"k12": expert_choice_select(scores, eligible, 12), "k20": expert_choice_select(scores, eligible, 20)}
+
+
 @case
 def select_rejects_capacity_above_eligible():
     eligible = torch.tensor([[True, True, False], [True, False, False]])
@@ -107,6 +115,17 @@ def recursion_step(p):
     out = {"h_new": h_new.detach(), "kv": [(k.detach(), v.detach()) for k, v in kv], "h_unchanged": h_in,
            "grad_h": h.grad, "grad_gate": gate.grad, **grads(model)}
     return out
+
+
+@case(**TOL)
+def recursion_step_long_sequence():
+    model = build(22, n_layers=1)
+    g = torch.Generator().manual_seed(22)
+    h = hidden(2, 30, model.cfg.d_model, 22)
+    active = torch.rand(2, 30, generator=g) < 0.5
+    gate = torch.rand(2, 30, generator=g, dtype=F64)
+    h_new, kv = apply_recursion(model, h, torch.arange(30).expand(2, 30), active, gate)
+    return {"h_new": h_new, "kv": kv}
 
 
 @case(**TOL)
