@@ -1,0 +1,1 @@
+"""Mixture-of-Recursions: a recursive Transformer whose routers choose each token's recursion depth."""
