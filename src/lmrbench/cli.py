@@ -110,7 +110,10 @@ def _load(path: Path | None, quiet: bool = False, select: list[str] | None = Non
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     if tasks.problems and not quiet:
-        err.print(f"[yellow]{len(tasks.problems)} problem(s) while loading; see `lmrbench tasks lint`[/yellow]")
+        errors = [p for p in tasks.problems if p.severity == "error"]
+        named = "; ".join(f"{p.task}: {p.kind}" for p in errors[:3]) + (", ..." if len(errors) > 3 else "")
+        err.print(f"[yellow]{len(tasks.problems)} problem(s) while loading{f' ({named})' if named else ''}; "
+                  "see `lmrbench tasks lint`[/yellow]", highlight=False)
     return tasks
 
 

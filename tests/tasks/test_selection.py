@@ -39,6 +39,19 @@ def test_a_selection_of_nothing_names_what_was_asked(two_splits):
         two_splits.restrict(["old"], split="main")
 
 
+def test_selecting_a_task_that_failed_to_load_says_why(tmp_path):
+    root = tmp_path / "suite"
+    root.mkdir()
+    write_task(root, "good")
+    write_task(root, "broken")
+    info = json.loads((root / "broken" / "info.json").read_text())
+    info["implementations"][0]["targets"] = 5
+    (root / "broken" / "info.json").write_text(json.dumps(info))
+    tasks = load_tasks(root)
+    with pytest.raises(ValueError, match=r"broken could not be loaded \(malformed-task: .*targets"):
+        tasks.restrict(["broken"])
+
+
 def test_rows_carry_split_date_and_reference_size(two_splits):
     rows = {r.instance_id: r for r in task_rows(two_splits)}
     assert rows["new/1"].split == "main" and rows["new/1"].publication_date == "2025-06-01"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import fnmatch
 
 import json
 from dataclasses import dataclass, field
@@ -57,7 +58,11 @@ class TaskSet:
         `since` (tasks without a date are left out then). Raises ValueError naming what selected nothing."""
         keep = {i.instance_id for i in self.select(patterns)}
         if patterns and not keep:
-            raise ValueError(f"no implementation matches {patterns}; see `lmrbench tasks list --split all`")
+            unloaded = [f"{p.task} could not be loaded ({p.kind}: {p.detail[:300]})" for p in self.problems
+                        if p.severity == "error" and any(fnmatch.fnmatch(p.task, pat.split("/")[0])
+                                                         for pat in patterns)]
+            why = "; ".join(unloaded) if unloaded else "see `lmrbench tasks list --split all`"
+            raise ValueError(f"no implementation matches {patterns}; {why}")
         tasks = []
         for task in self.tasks:
             if split != "all" and task.split is not None and task.split != split:
@@ -73,8 +78,6 @@ class TaskSet:
 
     def select(self, patterns: list[str] | None) -> list[Implementation]:
         """Instances whose id or task id matches one of the patterns (fnmatch); all when None."""
-        import fnmatch
-
         items = self.instances()
         if not patterns:
             return items
