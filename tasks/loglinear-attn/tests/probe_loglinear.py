@@ -115,14 +115,19 @@ def quadratic_matches_reference(i):
 
 @case(params=range(len(MERGE)), **TOL64)
 def merge_matches_reference(i):
-    states = MERGE[i]["states"].clone()
+    states = MERGE[i]["states"]
     NL = states.shape[-3]
     out = {}
     for p in range(1, 2 ** (NL - 1)):
-        if ((p & -p).bit_length()) < NL:
-            out[f"p{p}"] = merge_levels(states, p)
-    out["after"] = states  # the input, after the calls
-    out["states"] = MERGE[i]["states"]
+        b = (p & -p).bit_length() - 1
+        if b + 1 < NL:
+            # Reachable inputs only: after position p - 1 the level the merge fills (b + 1) is empty, so replacing it
+            # (Eq. (12)) and adding to it agree; the other levels are arbitrary.
+            w = states.clone()
+            w[..., b + 1, :, :] = 0
+            out[f"p{p}"] = merge_levels(w, p)
+            out[f"input{p}"] = w  # after the call: must be unchanged
+    out["states"] = states
     return out
 
 
