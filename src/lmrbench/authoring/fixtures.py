@@ -54,12 +54,11 @@ def canonical_outputs(data: bytes) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def spec_changes(stored: ProbeData | None, fresh: ProbeData | None) -> str:
+def spec_changes(stored: ProbeData, fresh: ProbeData) -> str:
     """Cases added or removed, or whose comparison spec (tolerances, compare mode, dtype) differs, between the
     stored expected outputs and a fresh reference run; '' when none. Values may differ by float rounding (the
     grade decides that); a spec may not, since grading uses the stored one."""
-    old = stored.cases if stored is not None else {}
-    new = fresh.cases if fresh is not None else {}
+    old, new = stored.cases, fresh.cases
     names = [f"+{n}" for n in new if n not in old] + [f"-{n}" for n in old if n not in new]
     names += [n for n in new if n in old and new[n].spec != old[n].spec]
     return ", ".join(names[:5]) + (f" (+{len(names) - 5} more)" if len(names) > 5 else "")
@@ -103,12 +102,14 @@ def _expected(task: Task, check: bool, sandbox_config: SandboxConfig | None) -> 
             target.write_bytes(new)
         elif not target.is_file():
             problems.append(f"{impl.instance_id}: no {target.relative_to(task.root)}")
-        elif target.read_bytes() != new:
-            changed = spec_changes(parse_probe_output(target.read_bytes()), parse_probe_output(new))
-            g = grade_probe_data(task, impl.unit_test_file, parse_probe_output(new), 0, False, set())
+        elif (stored := target.read_bytes()) != new:
+            fresh = parse_probe_output(new)
+            changed = spec_changes(parse_probe_output(stored), fresh)
             if changed:
                 problems.append(f"{impl.instance_id}: the probe's cases or comparison specs changed: {changed}")
-            elif g.status is not Status.PASSED:
+                continue
+            g = grade_probe_data(task, impl.unit_test_file, fresh, 0, False, set())
+            if g.status is not Status.PASSED:
                 problems.append(f"{impl.instance_id}: expected outputs differ from the reference's: {g.reason}")
     return problems
 

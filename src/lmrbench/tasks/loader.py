@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
-
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
