@@ -25,17 +25,27 @@ BUILTIN_MODELS: dict[str, Callable[[Task, Implementation, int], Prediction]] = {
     "reference": reference_prediction, "stub": stub_prediction}
 
 
+RETRIED = (Outcome.MODEL_ERROR, Outcome.HARNESS_ERROR)
+
+
 def done_items(path: Path) -> set[tuple[str, str, int]]:
-    """(instance, model, sample) already in a predictions file; failed generations are not done (retried)."""
+    """(instance, model, sample) already in a predictions file; failed generations are not done (retried). A line
+    that names no item is not done either (evaluation records it as an invalid line)."""
     out = set()
     for _, obj, _ in read_lines(path):
-        if obj and {"instance_id", "model"} <= obj.keys():
+        if not obj or not {"instance_id", "model"} <= obj.keys():
+            continue
+        try:
             item = (str(obj["instance_id"]), str(obj["model"]), int(obj.get("sample", 0)))
-            outcome = (obj.get("meta") or {}).get("outcome") if isinstance(obj.get("meta"), dict) else None
-            if obj.get("error") and (outcome == Outcome.MODEL_ERROR or str(obj["error"]).startswith("model error")):
-                out.discard(item)
-            else:
-                out.add(item)
+        except (TypeError, ValueError):
+            continue
+        meta = obj.get("meta")
+        outcome = meta.get("outcome") if isinstance(meta, dict) else None
+        error = obj.get("error")
+        if error and (outcome in RETRIED or str(error).startswith("model error")):
+            out.discard(item)
+        else:
+            out.add(item)
     return out
 
 
@@ -118,6 +128,33 @@ class ModelSolver:
         return agent_prediction(task, impl, self.model, paper, self.run_dir, self.limits, sample)
 
 
+def safe_solve(solver: Solver, task: Task, impl: Implementation, sample: int) -> Prediction:
+    """`solver.solve`, with any exception it lets through recorded as that item's error (retried on resume): one
+    item's failure never stops a run."""
+    try:
+        return solver.solve(task, impl, sample)
+    except Exception as exc:  # a solver promises not to raise; a bug of ours must not end the whole run
+        return harness_error(impl.instance_id, solver.name, sample, f"{type(exc).__name__}: {exc}")
+
+
+def harness_error(instance_id: str, model: str, sample: int, why: str) -> Prediction:
+    """The prediction recorded when the harness failed to make or write one."""
+    text = why.encode("utf-8", errors="backslashreplace").decode("utf-8")[:2000]
+    return Prediction(instance_id=instance_id, model=model, sample=sample, error=f"harness error: {text}",
+                      meta=PredictionMeta(outcome=Outcome.HARNESS_ERROR))
+
+
+def _write(writer: JsonlWriter, pred: Prediction) -> Prediction:
+    """Append one prediction; one that cannot be written is replaced by its harness error, which can."""
+    try:
+        writer.write(pred)
+        return pred
+    except (ValueError, TypeError) as exc:  # e.g. text that is not valid Unicode
+        err = harness_error(pred.instance_id, pred.model, pred.sample, f"prediction not writable: {exc}")
+        writer.write(err)
+        return err
+
+
 def generate(
     tasks: TaskSet,
     solver: Solver,
@@ -136,10 +173,9 @@ def generate(
     progress = GenerateProgress(total=len(todo))
     pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
     try:
-        futures = [pool.submit(solver.solve, t, i, s) for t, i, s in todo]
+        futures = [pool.submit(safe_solve, solver, t, i, s) for t, i, s in todo]
         for fut in as_completed(futures):
-            pred = fut.result()
-            writer.write(pred)
+            pred = _write(writer, fut.result())
             progress.done += 1
             progress.failures += pred.error is not None
             progress.usage = progress.usage + pred.meta.usage

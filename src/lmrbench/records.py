@@ -25,6 +25,7 @@ class Outcome(StrEnum):
     DONE = "done"  # an answer was produced (the prompt solver) or the agent submitted
     LIMIT = "limit"  # the agent hit a step, token, cost or wall-time limit
     MODEL_ERROR = "model_error"  # the provider failed after retries: retried when the run is resumed
+    HARNESS_ERROR = "harness_error"  # the harness failed making it (a bug of ours): retried when the run is resumed
     NO_CODE = "no_code"  # the answer held nothing usable
     NOT_RUN = "not_run"  # nothing to show the model (a task without a repository)
 

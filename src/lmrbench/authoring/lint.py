@@ -6,6 +6,7 @@ import ast
 import re
 from pathlib import Path
 
+from lmrbench import pyast
 from lmrbench.authoring.lint_context import context_misses_imports
 from lmrbench.authoring.lint_original import original_checks
 from lmrbench.authoring.lint_probes import lint_probe_files
@@ -67,7 +68,7 @@ def _body_elsewhere(task: Task, impl: Implementation) -> list[Problem]:
     for root in roots:
         for path in (p for p in _files(root) if p.suffix == ".py"):
             try:
-                tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+                tree = pyast.parse(path.read_text(encoding="utf-8", errors="replace"))
             except SyntaxError:
                 continue
             for node in ast.walk(tree):
@@ -87,7 +88,7 @@ def _our_checks(task: Task, impl: Implementation) -> list[Problem]:
     assert impl.golden_file is not None
     golden = impl.golden_file.read_text(encoding="utf-8")
     for t in impl.targets:
-        if find_node(ast.parse(golden), t) is None:
+        if find_node(pyast.parse(golden), t) is None:
             out.append(Problem(task.task_id, impl.index, "missing-target", f"golden file has no '{t}'"))
         elif not is_stub(goal, t):
             out.append(Problem(task.task_id, impl.index, "not-masked", f"'{t}' in {impl.goal_file} is not a stub"))
@@ -96,7 +97,7 @@ def _our_checks(task: Task, impl: Implementation) -> list[Problem]:
     masked = golden
     others = [t for i in task.implementations if i.goal_file == impl.goal_file for t in i.targets]
     for t in others:
-        if find_node(ast.parse(masked), t) is not None:
+        if find_node(pyast.parse(masked), t) is not None:
             masked = mask(masked, t)
     if masked != goal:
         out.append(Problem(task.task_id, impl.index, "mask-mismatch",

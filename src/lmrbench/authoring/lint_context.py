@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from lmrbench import pyast
 from lmrbench.tasks.problems import Problem
 from lmrbench.tasks.schema import Implementation, Task
 from lmrbench.tasks.source import find_node
@@ -61,7 +62,7 @@ def _needed_files(repo: Path, goal: Path, source: str, targets: list[str]) -> se
     """Repository files the targets of `source` (no targets: the whole file) use: imported inside a target, or
     imported at module level under a name a target's code (signature included) refers to."""
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse(source)
     except SyntaxError:
         return set()
     nodes: list[ast.AST] = [n for n in (find_node(tree, t) for t in targets) if n is not None] if targets else [tree]
@@ -80,7 +81,7 @@ def _needed_files(repo: Path, goal: Path, source: str, targets: list[str]) -> se
 def _defines_something(path: Path) -> bool:
     """A package `__init__.py` that only re-exports is not worth showing; one with definitions is."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        tree = pyast.parse(path.read_text(encoding="utf-8", errors="replace"))
     except SyntaxError:
         return True
     return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in tree.body)

@@ -18,6 +18,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from lmrbench import pyast
 from lmrbench.tasks.fixture_refs import FixtureState, fixture_refs
 from lmrbench.tasks.problems import Problem
 from lmrbench.tasks.schema import Implementation, Task
@@ -31,7 +32,7 @@ MAX_FILES = 400
 
 def _parse(path: Path) -> ast.Module | None:
     try:
-        return ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        return pyast.parse(path.read_text(encoding="utf-8", errors="replace"))
     except (SyntaxError, ValueError, OSError):
         return None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from lmrbench import pyast
 from lmrbench.checks import matches
 from lmrbench.evaluate.probes import ProbeData, parse_probe_output, task_checks
 from lmrbench.tasks.problems import Problem
@@ -60,7 +61,7 @@ def lint_probe_files(task: Task, impl: Implementation) -> list[Problem]:
                                f"{rel} is a pytest file; probe tasks keep comparisons out of the sandbox"))
             continue
         try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
+            tree = pyast.parse(path.read_text(encoding="utf-8"))
         except SyntaxError as exc:
             out.append(Problem(task.task_id, impl.index, "probe-syntax", f"{rel}: {exc}"))
             continue
@@ -88,7 +89,7 @@ def _idle_checks(task: Task, impl: Implementation, data: ProbeData) -> list[Prob
 def _raised_names(path: Path) -> set[str]:
     """Exception class names a file raises explicitly (`raise X(...)`, `raise X`)."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        tree = pyast.parse(path.read_text(encoding="utf-8", errors="replace"))
     except SyntaxError:
         return set()
     names = set()

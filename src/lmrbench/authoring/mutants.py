@@ -8,6 +8,8 @@ import copy
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from lmrbench import pyast
+
 BINOP_SWAPS: dict[type, type] = {
     ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.Pow: ast.Mult,
     ast.FloorDiv: ast.Div, ast.Mod: ast.FloorDiv, ast.MatMult: ast.Mult, ast.BitAnd: ast.BitOr, ast.BitOr: ast.BitAnd,
@@ -135,7 +137,7 @@ def _docstring_nodes(tree: ast.AST) -> set[int]:
 
 def mutants(definition: str, prefix: str = "") -> list[Mutant]:
     """All mutants of one definition's source (a function, method or class)."""
-    base = ast.parse(definition)
+    base = pyast.parse(definition)
     skip = _docstring_nodes(base)
     for node in ast.walk(base):  # a signature (defaults, annotations) is interface, not method
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):

@@ -15,6 +15,7 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
+from lmrbench import pyast
 from lmrbench.tasks.source import (
     MODULE_KEY,
     SourceError,
@@ -68,14 +69,14 @@ class Block:
 
 def _parses(code: str) -> ast.Module | None:
     try:
-        return ast.parse(code)
+        return pyast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
 
 def _drop_cut_statement(code: str, cut_indent: int) -> str:
     """Drop the statement a truncation cut through (the last one, or the last member of a last class)."""
-    tree = ast.parse(code)
+    tree = pyast.parse(code)
     if not tree.body or cut_indent == 0:
         return code
     last = tree.body[-1]
@@ -141,8 +142,8 @@ def candidate_blocks(answer: str) -> list[str]:
 
 def _keep_decorators(definition: str, original: str, target: str) -> str:
     """If the answer dropped the original's decorators (e.g. @staticmethod), put them back."""
-    new = ast.parse(definition).body[0]
-    old = find_node(ast.parse(original), target)
+    new = pyast.parse(definition).body[0]
+    old = find_node(pyast.parse(original), target)
     if isinstance(new, ast.FunctionDef | ast.AsyncFunctionDef) and not new.decorator_list and old is not None \
             and old.decorator_list:
         decos = "".join(f"@{ast.unparse(d)}\n" for d in old.decorator_list)
@@ -158,7 +159,7 @@ def _find_target(codes: list[str], target: str) -> str | None:
             found.append(definition_in(code, target))
         except SourceError:
             continue
-    real = [d for d in found if not is_placeholder(ast.parse(d).body[0])]
+    real = [d for d in found if not is_placeholder(pyast.parse(d).body[0])]
     return (real or found)[0] if found else None
 
 
@@ -194,7 +195,7 @@ def _method_home(stmt: ast.stmt, scope: _Scope, definitions: dict[str, str]) -> 
     by_attr = [c for c in classes if any(
         isinstance(n, ast.Attribute) and n.attr == stmt.name and isinstance(n.value, ast.Name)
         and n.value.id in ("self", "cls", c.rpartition(".")[2])
-        for t, d in definitions.items() if t.rpartition(".")[0] == c for n in ast.walk(ast.parse(d)))]
+        for t, d in definitions.items() if t.rpartition(".")[0] == c for n in ast.walk(pyast.parse(d)))]
     if by_attr:
         return by_attr[0]
     if (first and first[0].arg in ("self", "cls")) or decos & {"staticmethod", "classmethod", "property"}:
@@ -235,7 +236,7 @@ def _collect_class(found: _Found, cls: ast.ClassDef, lines: list[str], scope: _S
 def _collect(codes: list[str], scope: _Scope, definitions: dict[str, str]) -> _Found:
     found = _Found()
     for code in codes:
-        tree = ast.parse(code)
+        tree = pyast.parse(code)
         lines = code.splitlines(keepends=True)
         for i, stmt in enumerate(tree.body):
             text = "".join(statement_lines(lines, tree.body, i))
@@ -274,7 +275,7 @@ def _drop_demo_leftovers(found: _Found, definitions: dict[str, str], goal: ast.M
             return True
         return _calls_something(stmt) and not bound_names(stmt) & goal_names
 
-    kept = [ast.parse(d) for d in definitions.values()] + list(found.members.values())
+    kept = [pyast.parse(d) for d in definitions.values()] + list(found.members.values())
     kept += [s for s, _ in found.module if not optional(s)]
     pending = [s for s, _ in found.module if optional(s)]
     used = set().union(*(used_names(k) for k in kept))
@@ -286,7 +287,7 @@ def _drop_demo_leftovers(found: _Found, definitions: dict[str, str], goal: ast.M
 
 def additions(codes: list[str], targets: list[str], goal_source: str, definitions: dict[str, str]) -> Extraction:
     """Everything the codes add to or change in the goal file besides the targets' definitions."""
-    scope = _Scope(targets, ast.parse(goal_source))
+    scope = _Scope(targets, pyast.parse(goal_source))
     found = _collect(codes, scope, definitions)
     for key in list(found.members):
         cls = find_node(scope.goal, key.rpartition(".")[0])

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from lmrbench import pyast
+
 LFS_HEADER = b"version https://git-lfs"
 DATA_SUFFIXES = {".pt", ".pth", ".pkl", ".pickle", ".npy", ".npz", ".json", ".jsonl", ".csv", ".tsv", ".txt",
                  ".bin", ".safetensors", ".h5", ".parquet", ".tar", ".gz", ".zip"}
@@ -45,7 +47,7 @@ def is_lfs_pointer(path: Path) -> bool:
 
 def _literals(source: str) -> list[str]:
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse(source)
     except SyntaxError:
         return []
     out = []

@@ -10,6 +10,8 @@ import ast
 import textwrap
 from dataclasses import dataclass
 
+from lmrbench import pyast
+
 STUB_LINES = ("# TODO: implement (see the method description).", "raise NotImplementedError")
 
 DefNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
@@ -31,7 +33,7 @@ class Span:
 
 def _parse(source: str, what: str) -> ast.Module:
     try:
-        return ast.parse(source)
+        return pyast.parse(source)
     except SyntaxError as exc:
         raise SourceError(f"{what} does not parse: {exc.msg} (line {exc.lineno})") from exc
     except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
@@ -428,7 +430,7 @@ def _splice_class_attribute(source: str, qualname: str, code: str) -> str:
     parent = find_node(tree, parent_name)
     if not isinstance(parent, ast.ClassDef):
         raise SourceError(f"cannot add '{qualname}': no class '{parent_name}'")
-    stmt = ast.parse(code).body[0]
+    stmt = pyast.parse(code).body[0]
     nl = _newline(source)
     lines = source.splitlines(keepends=True)
     members = parent.body
