@@ -24,6 +24,7 @@ table.diff{border-collapse:collapse;width:100%;table-layout:fixed;font:12px/1.35
 table.diff td{vertical-align:top;white-space:pre-wrap;word-break:break-all;padding:0 4px}
 table.diff td.no{width:3.5em;color:#888;text-align:right;user-select:none}
 tr.replace td.l,tr.delete td.l{background:#ffe5e5}tr.replace td.r,tr.insert td.r{background:#e3f7e3}
+table.diff td.none{background:#f0f0f0}button.lab.chosen kbd{color:#1f6feb}
 .muted{color:#777}.saved{color:#17803d}.err{color:#b42318;font-weight:bold}
 #verdict{border:1px solid #ccc;background:#fff;padding:6px 10px;max-width:900px}
 details{margin:.4em 0}kbd{border:1px solid #bbb;border-radius:3px;padding:0 4px;background:#fff}
@@ -50,8 +51,8 @@ function renderDiff(rows) {
   var body = $('diff-body'); body.textContent = '';
   rows.forEach(function (r) {
     var tr = document.createElement('tr'); tr.className = r.tag;
-    cell(tr, 'no', r.left_no == null ? '' : r.left_no); cell(tr, 'l', r.left);
-    cell(tr, 'no', r.right_no == null ? '' : r.right_no); cell(tr, 'r', r.right);
+    cell(tr, 'no', r.left_no == null ? '' : r.left_no); cell(tr, r.left_no == null ? 'l none' : 'l', r.left);
+    cell(tr, 'no', r.right_no == null ? '' : r.right_no); cell(tr, r.right_no == null ? 'r none' : 'r', r.right);
     body.appendChild(tr);
   });
 }
