@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lmrbench.annotate import AnnotateConfig, labels_path, load_items, make_server
+from lmrbench.annotate import AnnotateConfig, annotation_session, labels_path, load_items, make_server
 from lmrbench.authoring.fixtures import build_fixtures
 from lmrbench.authoring.lint import lint
 from lmrbench.authoring.lint_run import run_checks
@@ -657,12 +657,20 @@ def annotate_cmd(
     tasks: TasksOpt = None,
 ) -> None:
     """Label a run's predictions by hand (1/2/3) on a local page; each label is appended to RUN_DIR/labels.jsonl."""
+    if not annotator.strip() or len(annotator) > 200:
+        raise typer.BadParameter("give your name, 1 to 200 characters", param_hint="--annotator")
     try:
         config = AnnotateConfig(annotator=annotator, port=port, show_verdict=show_verdict)
         items = load_items(run_dir, _load(tasks, quiet=True))
-        server = make_server(run_dir, items, config)
-    except (ValueError, OSError) as exc:  # RunFolderError, a corrupt labels file, a bad name, a port in use
+        session = annotation_session(run_dir, items, config)
+    except (ValueError, OSError) as exc:  # RunFolderError, a corrupt labels file, a bad name, an unreadable file
         err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from exc
+    try:
+        server = make_server(session)
+    except OSError as exc:
+        err.print(f"[red]error:[/red] cannot serve on 127.0.0.1:{port}: {escape(str(exc))} (choose another --port, or "
+                  "0 for a free one)", highlight=False)
         raise typer.Exit(2) from exc
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     out.print(f"annotating {len(items)} item(s) of {run_dir} as {annotator}: open {url}  (Ctrl-C stops; every "

@@ -119,3 +119,15 @@ def test_wrong_folder_and_corrupt_labels_are_clear_errors(run_copy, tmp_path):
     assert res.returncode == 2 and "labels.jsonl: line 2" in res.stderr.replace("\n", "")
     res = cli("judge", "agreement", str(run), cwd=tmp_path)
     assert res.returncode == 2 and "labels.jsonl: line 2" in res.stderr.replace("\n", "")
+
+
+def test_annotate_and_export_have_working_help():
+    from typer.testing import CliRunner
+
+    from lmrbench.cli import app
+
+    for cmd, words in ((["annotate"], ("--annotator", "--show-verdict", "--port")),
+                       (["export"], ("--format", "--with-solutions", "--out"))):
+        res = CliRunner().invoke(app, [*cmd, "--help"], env={"COLUMNS": "200"})
+        assert res.exit_code == 0, res.output
+        assert all(w in res.output for w in words), res.output

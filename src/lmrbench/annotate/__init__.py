@@ -2,7 +2,7 @@
 
 from lmrbench.annotate.items import Item, RunFolderError, load_items
 from lmrbench.annotate.labels import append_label, labels_path, read_labels
-from lmrbench.annotate.server import AnnotateConfig, make_server
+from lmrbench.annotate.server import AnnotateConfig, Session, annotation_session, make_server
 
-__all__ = ["AnnotateConfig", "Item", "RunFolderError", "append_label", "labels_path", "load_items", "make_server",
-           "read_labels"]
+__all__ = ["AnnotateConfig", "Item", "RunFolderError", "Session", "annotation_session", "append_label", "labels_path",
+           "load_items", "make_server", "read_labels"]

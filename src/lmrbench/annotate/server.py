@@ -167,9 +167,15 @@ class _Server(ThreadingHTTPServer):
         super().__init__((LOOPBACK, port), _Handler)
 
 
-def make_server(run_dir: Path, items: list[Item], config: AnnotateConfig) -> _Server:
-    """A server for one annotator on one run, bound to 127.0.0.1 (not started: call `serve_forever`). Raises
-    ValueError when the run's labels file has a line that is not a label."""
+def annotation_session(run_dir: Path, items: list[Item], config: AnnotateConfig) -> Session:
+    """One annotator on one run, with the labels already given; raises ValueError naming the line of the run's
+    labels file that is not a label."""
     session = Session(run_dir=run_dir, items=items, config=config)
     session.reload()
-    return _Server(session, config.port)
+    return session
+
+
+def make_server(session: Session) -> _Server:
+    """A server for the session bound to 127.0.0.1 (not started: call `serve_forever`); OSError when the port
+    is taken."""
+    return _Server(session, session.config.port)
