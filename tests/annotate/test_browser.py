@@ -15,8 +15,8 @@ from tests.annotate.conftest import ORDER, RATIONALE, Annotator, read_jsonl, wai
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
 pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="needs Debian's chromium and chromium-driver (scripts/install-system-tools.sh installs them as root)")
+    CHROMIUM is None, reason="chromium is not installed (Debian's chromium and chromium-driver: "
+    "scripts/install-system-tools.sh, which `make setup` runs, installs them as root)")
 
 FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000"]
@@ -27,6 +27,8 @@ def browser(tmp_path: Path):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
+    if CHROMEDRIVER is None:  # chromium without its driver is a broken setup, not a reason to skip
+        pytest.fail("chromedriver is not installed: apt-get install chromium-driver (scripts/install-system-tools.sh)")
     opts = webdriver.ChromeOptions()
     opts.binary_location = str(CHROMIUM)
     for flag in [*FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]:

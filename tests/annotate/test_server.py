@@ -73,7 +73,8 @@ def test_show_verdict_token_host_and_bad_requests(run_copy, annotators):
     assert _call(a.url + "api/state", token, host="evil.example:80")[0] == 403  # DNS rebinding
     assert _call(a.url + "api/label", token, {"position": 0, "category": 4})[0] == 400
     assert _call(a.url + "api/label", token, {"position": 99, "category": 1})[0] == 400
-    assert _call(a.url + "api/item/99", token)[0] == 404
+    for bad in ("99", "-1", "%C2%B2", "1e3", "0" * 40):
+        assert _call(a.url + f"api/item/{bad}", token)[0] == 404, bad
     assert not (run / "labels.jsonl").exists()  # nothing invalid was written
 
 

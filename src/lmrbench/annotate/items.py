@@ -21,6 +21,7 @@ from lmrbench.records import Evaluation, Judgment, Prediction
 from lmrbench.rundir import RunDir
 from lmrbench.safefs import read_tail
 from lmrbench.tasks.loader import TaskSet
+from lmrbench.tasks.schema import Task
 
 LOG_TAIL_BYTES = 32 * 1024
 MAX_DIFF_LINES = 3000
@@ -162,11 +163,18 @@ def _diff(run: RunDir, tasks: TaskSet, pred: Prediction, kept: str | None) -> tu
     return rows, f"cut at {MAX_DIFF_LINES} lines" if cut else ""
 
 
+def _paper(task: Task) -> PaperText:
+    try:
+        return paper_text(task)
+    except (OSError, ValueError, KeyError, TypeError) as exc:  # an unreadable paper.json or PDF: still labellable
+        return PaperText(source="description", origin="", text=f"(the method description could not be read: {exc})")
+
+
 def _view(position: int, run: RunDir, tasks: TaskSet, files: _RunFiles, key: Key,
           papers: dict[str, PaperText]) -> ItemView:
     pred = files.predictions[key]
     task, impl = tasks.resolve(pred.instance_id)
-    paper = papers.get(task.task_id) or papers.setdefault(task.task_id, paper_text(task))
+    paper = papers.get(task.task_id) or papers.setdefault(task.task_id, _paper(task))
     ev = files.evaluations.get(key)
     rows, note = _diff(run, tasks, pred, files.kept.get(key))
     return ItemView(position=position, instance_id=pred.instance_id, model=pred.model, sample=pred.sample,

@@ -90,6 +90,13 @@ class Session:
                 **self.state()}
 
 
+def _position(text: str, total: int) -> int | None:
+    """An item's place from a URL (ASCII digits only), or None when it names no item."""
+    if not (text.isascii() and text.isdigit() and len(text) < 10):
+        return None
+    return int(text) if int(text) < total else None
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     server_version = "lmrbench-annotate"
@@ -130,7 +137,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.OK, page.encode("utf-8"), "text/html; charset=utf-8")
         elif self.path == "/api/state":
             self._json(HTTPStatus.OK, s.state())
-        elif self.path.startswith("/api/item/") and self.path[10:].isdigit() and int(self.path[10:]) < len(s.items):
+        elif self.path.startswith("/api/item/") and _position(self.path[10:], len(s.items)) is not None:
             self._json(HTTPStatus.OK, s.item(int(self.path[10:])))
         else:
             self._json(HTTPStatus.NOT_FOUND, {"error": f"no such page: {self.path[:200]}"})
