@@ -72,9 +72,11 @@ def test_label_five_kill_restart_resume(run_copy, annotators, browser, tmp_path)
     _at(browser, 0)
     assert browser.find_element("id", "progress").text == f"0 of {len(ORDER)} labelled"
     assert "Hidden until you label" in browser.find_element("id", "verdict").text
+    assert browser.find_element("id", "verdict-short").text == ""
     browser.find_element("id", "lab-3").click()  # 1: click
     _labelled(browser, 1)
     assert "Unit tests: passed" in browser.find_element("id", "verdict").text  # shown once labelled
+    assert browser.find_element("id", "verdict-short").text == "tests: passed 3/3"  # and in the header
     _key(browser, "n")  # 2: keys, with a comment typed first
     _at(browser, 1)
     browser.find_element("id", "comment").send_keys("raises instead of computing")

@@ -58,8 +58,14 @@ function renderDiff(rows) {
 }
 function renderVerdict(v) {
   var box = $('verdict'); box.textContent = '';
-  if (!v) { box.textContent = 'Hidden until you label this item.'; box.className = 'muted'; return; }
+  if (!v) {
+    box.textContent = 'Hidden until you label this item.'; box.className = 'muted'; text('verdict-short', '');
+    return;
+  }
   box.className = '';
+  text('verdict-short', 'tests: ' + v.status + ' ' + v.tests_passed + '/' + v.tests_total +
+       v.judges.map(function (j) { return '; ' + j.judge + ': ' + (j.category == null ? j.status : j.category); })
+         .join(''));
   var p = document.createElement('p');
   p.textContent = 'Unit tests: ' + v.status + ' (' + v.tests_passed + '/' + v.tests_total + ' tests)' +
                   (v.reason ? ': ' + v.reason : '');
@@ -142,7 +148,7 @@ BODY = """
   <button class="lab" data-cat="1" id="lab-1"><kbd>1</kbd> incorrect logic</button>
   <button class="lab" data-cat="2" id="lab-2"><kbd>2</kbd> logic right, subtle errors</button>
   <button class="lab" data-cat="3" id="lab-3"><kbd>3</kbd> completely correct</button>
-  <span id="label-state" class="muted"></span>
+  <span id="label-state" class="muted"></span><span id="verdict-short"></span>
 </div><div class="row sub">
   <textarea id="comment" placeholder="Comment (saved with the label; Esc leaves the field)"></textarea>
 </div></header>
