@@ -71,7 +71,9 @@ def test_show_verdict_token_host_and_bad_requests(run_copy, annotators):
     assert _call(a.url + "api/item/0", None)[0] == 403  # no page token: another site cannot read items
     assert _call(a.url + "api/label", "wrong", {"position": 0, "category": 3})[0] == 403
     assert _call(a.url + "api/state", token, host="evil.example:80")[0] == 403  # DNS rebinding
-    assert _call(a.url + "api/label", token, {"position": 0, "category": 4})[0] == 400
+    for body in ({"position": 0, "category": 4}, {"position": 0, "category": True}, {"position": "0", "category": 1},
+                 {"position": 0, "category": 1, "annotator": "mallory"}):
+        assert _call(a.url + "api/label", token, body)[0] == 400, body
     assert _call(a.url + "api/label", token, {"position": 99, "category": 1})[0] == 400
     for bad in ("99", "-1", "%C2%B2", "1e3", "0" * 40):
         assert _call(a.url + f"api/item/{bad}", token)[0] == 404, bad

@@ -37,7 +37,8 @@ def suite(tmp_path: Path) -> Path:
 
 
 def _load(out: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
-    datasets = pytest.importorskip("datasets")
+    import datasets  # pinned in requirements.txt: its absence is a failure, not a skip
+
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # a private cache; nothing is fetched
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

@@ -8,6 +8,7 @@ judge's category and rationale) is kept apart so the server can withhold it unti
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -122,7 +123,8 @@ def _verdict(ev: Evaluation | None, judgments: list[Judgment]) -> Verdict:
                    reason=ev.reason, judges=notes)
 
 
-class _RunFiles(BaseModel):
+@dataclass(frozen=True)
+class _RunFiles:
     """The run's records, keyed by item."""
 
     predictions: dict[Key, Prediction]
@@ -143,7 +145,7 @@ def _read_run(run: RunDir, tasks: TaskSet) -> _RunFiles:
     for j in load_judgments(run.judgments):
         judged.setdefault((j.instance_id, j.model, j.sample), []).append(j)
     evals = {(e.instance_id, e.model, e.sample): e for e in latest_evaluations(run.evaluations)}
-    return _RunFiles(predictions=preds, evaluations=evals, judgments=judged, kept=kept_candidates(run))
+    return _RunFiles(preds, evals, judged, kept_candidates(run))
 
 
 def _diff(run: RunDir, tasks: TaskSet, pred: Prediction, kept: str | None) -> tuple[list[DiffRow], str]:

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lmrbench.annotate.items import Item
 from lmrbench.annotate.labels import Key, append_label, labels_path, latest_for, read_labels, resume_position
@@ -25,6 +25,7 @@ from lmrbench.annotate.page import csp, render_page
 from lmrbench.records import HumanLabel
 
 LOOPBACK = "127.0.0.1"
+Category = Literal[1, 2, 3]
 MAX_BODY_BYTES = 64 * 1024
 MAX_COMMENT_CHARS = 10_000
 
@@ -39,8 +40,12 @@ class AnnotateConfig(BaseModel):
 
 
 class LabelRequest(BaseModel):
+    """The page's POST body (strict: `true` is not a category, "2" is not a position)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
     position: int = Field(ge=0)
-    category: int = Field(ge=1, le=3)
+    category: int = Field(ge=1, le=3)  # a strict int: JSON's true is no category (as a Literal, it would be 1)
     comment: str = Field(default="", max_length=MAX_COMMENT_CHARS)
 
 
@@ -82,7 +87,7 @@ class Session:
     def label(self, req: LabelRequest) -> dict[str, Any]:
         it = self.items[req.position]
         lab = HumanLabel(annotator=self.config.annotator, instance_id=it.view.instance_id, model=it.view.model,
-                         sample=it.view.sample, category=req.category, comment=req.comment)  # type: ignore[arg-type]
+                         sample=it.view.sample, category=cast(Category, req.category), comment=req.comment)
         saved = append_label(self.labels_file, lab)
         with self.lock:
             self.done[it.key] = saved
