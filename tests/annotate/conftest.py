@@ -101,7 +101,7 @@ def annotators() -> Iterator[list[Annotator]]:
             a.kill()
 
 
-def wait_for(pred, timeout: float = 10.0, what: str = "condition"):
+def wait_for(pred, timeout: float = 20.0, what: str = "condition"):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         got = pred()

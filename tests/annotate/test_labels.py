@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import multiprocessing
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -22,10 +22,12 @@ def _writer(args: tuple[str, str, int]) -> None:
         append_label(Path(path), _lab(who, f"t/{i}", 1 + i % 3, "x" * (i * 97 % 5000)))
 
 
-def test_processes_appending_at_once_lose_and_tear_no_line(tmp_path):
+def test_writers_appending_at_once_lose_and_tear_no_line(tmp_path):
+    # Threads here (each append opens its own file description, so flock excludes them as it does processes);
+    # separate processes are tested through two `lmrbench annotate` servers in test_server.py.
     path = tmp_path / "labels.jsonl"
-    with multiprocessing.get_context("fork").Pool(4) as pool:
-        pool.map(_writer, [(str(path), f"a{k}", 60) for k in range(4)])
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(_writer, [(str(path), f"a{k}", 60) for k in range(4)]))
     labels = read_labels(path)  # raises on a torn or interleaved line
     assert len(path.read_text().splitlines()) == len(labels) == 240
     assert sorted((lab.annotator, lab.instance_id) for lab in labels) == sorted(
