@@ -86,4 +86,5 @@ def test_judge_run_and_agreement_are_sub_commands(tmp_path):
     labels.write_text(json.dumps({"annotator": "ann", "instance_id": "alpha/1", "model": "reference",
                                   "category": 3}) + "\n")
     agree = json.loads(cli("judge", "agreement", "r", "--labels", str(labels), "--json", cwd=tmp_path).stdout)
-    assert any(row["n"] == 1 and row["accuracy"] == 1.0 for row in agree)
+    assert any(row["n"] == 1 and row["accuracy"] == 1.0 for row in agree["pairs"])
+    assert agree["fleiss"] is None  # one annotator: no Fleiss' kappa

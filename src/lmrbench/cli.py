@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from lmrbench.annotate import AnnotateConfig, annotation_session, labels_path, load_items, make_server
 from lmrbench.authoring.fixtures import build_fixtures
 from lmrbench.authoring.lint import lint
 from lmrbench.authoring.lint_run import run_checks
@@ -26,6 +27,7 @@ from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, lo
 from lmrbench.evaluate.executors import ExecutorConfig, ExecutorKind
 from lmrbench.evaluate.regrade import regrade_run
 from lmrbench.evaluate.runner import EvalConfig
+from lmrbench.export import dataset_rows, write_dataset
 from lmrbench.external import export_workspaces, predictions_from_dirs
 from lmrbench.generate import (
     BUILTIN_MODELS,
@@ -40,7 +42,7 @@ from lmrbench.generate import (
 from lmrbench.importers.human_eval import Scale, import_labels
 from lmrbench.importers.openhands import from_openhands
 from lmrbench.jsonl import JsonlWriter
-from lmrbench.judge.agreement import agreement_table, load_labels
+from lmrbench.judge.agreement import agreement_table, fleiss_agreement, load_labels
 from lmrbench.judge.run import judge_run, load_judgments
 from lmrbench.models import ModelSettings, get_model
 from lmrbench.models.base import Model
@@ -598,17 +600,26 @@ def judge_run_cmd(
 @judge_app.command("agreement")
 def judge_agreement_cmd(
     run_dir: Annotated[Path, typer.Argument(help="The run folder whose judgments are compared.")],
-    labels: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="Human labels (JSONL).")],
+    labels: Annotated[Path | None, typer.Option(dir_okay=False, help="Human labels (JSONL); default: "
+                                                "RUN_DIR/labels.jsonl, as `lmrbench annotate` writes it.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Judges against human labels (and annotators against each other): n, accuracy, macro-F1, kappa."""
+    """Judges against human labels, annotators against each other (n, accuracy, macro-F1, Cohen's kappa), and
+    Fleiss' kappa over the items every annotator labelled."""
+    labels = labels or labels_path(run_dir)
+    if not labels.is_file():
+        err.print(f"[red]error:[/red] {labels}: no such labels file (give --labels, or label with `lmrbench "
+                  "annotate`)", highlight=False)
+        raise typer.Exit(2)
     try:
-        rows = agreement_table(load_judgments(RunDir(run_dir).judgments), load_labels(labels))
+        human = load_labels(labels)
+        rows = agreement_table(load_judgments(RunDir(run_dir).judgments), human)
+        fleiss = fleiss_agreement(human)
     except ValueError as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2) from exc
     if as_json:
-        _emit_json([r.model_dump() for r in rows])
+        _emit_json({"pairs": [r.model_dump() for r in rows], "fleiss": fleiss.model_dump() if fleiss else None})
         return
     table = Table(title="judge agreement")
     for col in ("rater", "vs", "n", "accuracy", "macro-F1", "kappa", "confusion"):
@@ -617,6 +628,10 @@ def judge_agreement_cmd(
         table.add_row(r.a, r.b, str(r.n), f"{r.accuracy:.1%}", f"{r.macro_f1:.3f}", f"{r.kappa:.3f}",
                       str(r.confusion))
     out.print(table)
+    if fleiss:
+        out.print(f"Fleiss' kappa, {len(fleiss.annotators)} annotators ({', '.join(fleiss.annotators)}) on the "
+                  f"{fleiss.n} item(s) each labelled: {fleiss.kappa:.3f} (observed {fleiss.observed:.3f}, chance "
+                  f"{fleiss.expected:.3f})", highlight=False)
 
 
 @judge_app.command("import-labels")
@@ -630,6 +645,43 @@ def judge_import_labels_cmd(
 ) -> None:
     """The original benchmark's human evaluations as our labels (scales mapped onto 1-3)."""
     judge_import_labels(_load(tasks, quiet=True), files, labels_out, scale or [])
+
+
+@app.command("annotate")
+def annotate_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="The run folder whose predictions are labelled.")],
+    annotator: Annotated[str, typer.Option("--annotator", help="Your name, recorded with every label.")],
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Loopback port (0: a free one).")] = 8765,
+    show_verdict: Annotated[bool, typer.Option("--show-verdict", help="Show the unit-test verdict and the judges' "
+                                               "rationale before an item is labelled (default: only after).")] = False,
+    tasks: TasksOpt = None,
+) -> None:
+    """Label a run's predictions by hand (1/2/3) on a local page; each label is appended to RUN_DIR/labels.jsonl."""
+    if not annotator.strip() or len(annotator) > 200:
+        raise typer.BadParameter("give your name, 1 to 200 characters", param_hint="--annotator")
+    try:
+        config = AnnotateConfig(annotator=annotator, port=port, show_verdict=show_verdict)
+        items = load_items(run_dir, _load(tasks, quiet=True))
+        session = annotation_session(run_dir, items, config)
+    except (ValueError, OSError) as exc:  # RunFolderError, a corrupt labels file, a bad name, an unreadable file
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from exc
+    try:
+        server = make_server(session)
+    except OSError as exc:
+        err.print(f"[red]error:[/red] cannot serve on 127.0.0.1:{port}: {escape(str(exc))} (choose another --port, or "
+                  "0 for a free one)", highlight=False)
+        raise typer.Exit(2) from exc
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    out.print(f"annotating {len(items)} item(s) of {run_dir} as {annotator}: open {url}  (Ctrl-C stops; every "
+              "label is saved as it is given)", highlight=False, soft_wrap=True)
+    sys.stdout.flush()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
 
 
 @app.command("run")
@@ -709,6 +761,28 @@ def workspace_export(out_dir: Annotated[Path, typer.Option("--out", help="Folder
     """Write one ready workspace per implementation (repository, paper.md, INSTRUCTIONS.md)."""
     made = export_workspaces(_select(_load(tasks), select, split, since), out_dir, select, paper=paper)
     out.print(f"{len(made)} workspace(s) in {out_dir}", highlight=False)
+
+
+@app.command("export")
+def export_cmd(
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder to write the dataset into (README.md, data/).")],
+    fmt: Annotated[Literal["parquet"], typer.Option("--format", help="parquet: a Hugging Face style dataset "
+                                                    "(parquet files and a dataset card).")] = "parquet",
+    with_solutions: Annotated[bool, typer.Option("--with-solutions", help="Add the golden files, hidden tests and "
+                                                 "expected outputs (never show these to a model).")] = False,
+    tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT, since: SinceOpt = None,
+) -> None:
+    """Write the tasks as a dataset: one row per implementation (ids, paper, instruction, masked repository,
+    method description, the exact prompt-v1 messages)."""
+    ts = _select(_load(tasks), select, split, since)
+    try:
+        res = write_dataset(dataset_rows(ts, with_solutions), out_dir, with_solutions)
+    except (ValueError, OSError) as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from exc
+    rows = ", ".join(f"{n} {s}" for s, n in res.rows.items())
+    out.print(f"{fmt}: {sum(res.rows.values())} row(s) ({rows}){' with solutions' if with_solutions else ''} "
+              f"-> {out_dir}", highlight=False)
 
 
 @predictions_app.command("from-dirs")

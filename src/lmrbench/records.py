@@ -203,3 +203,6 @@ class HumanLabel(BaseModel):
     model: str = Field(default="", description="Candidate model; empty matches any.")
     sample: int = 0
     category: Literal[1, 2, 3]
+    comment: str = Field(default="", description="The annotator's note on the item (`lmrbench annotate`).")
+    labelled_at: str = Field(default="", description="When the label was given (ISO 8601, UTC); empty for "
+                             "imported labels.")

@@ -1,4 +1,5 @@
-"""Agreement between judges and human annotators: accuracy, macro-F1, Cohen's kappa, confusion matrix."""
+"""Agreement between judges and human annotators: accuracy, macro-F1, Cohen's kappa, confusion matrix; and
+between all annotators at once, Fleiss' kappa."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from lmrbench.jsonl import read_lines
 from lmrbench.records import HumanLabel, Judgment, JudgmentStatus
@@ -28,6 +29,16 @@ class Agreement(BaseModel):
     macro_f1: float
     kappa: float
     confusion: list[list[int]]  # confusion[i][j]: a said i+1, b said j+1
+
+
+class FleissAgreement(BaseModel):
+    """Fleiss' kappa of every annotator together, over the items that each of them labelled."""
+
+    annotators: list[str]
+    n: int = Field(description="Items labelled by every annotator.")
+    observed: float = Field(description="Mean share of agreeing annotator pairs per item (P-bar).")
+    expected: float = Field(description="Agreement expected by chance from the pooled category shares (P_e).")
+    kappa: float
 
 
 def load_labels(path: Path) -> list[HumanLabel]:
@@ -116,3 +127,39 @@ def _pooled(judge: str, judged: dict[Item, int], humans: dict[str, dict[Item, in
     pooled = {(item, who): cat for who, labels in humans.items() for item, cat in labels.items()}
     repeated = {(item, who): judged[item] for item, who in pooled if item in judged}
     return agreement(judge, repeated, POOLED, pooled)
+
+
+def fleiss_kappa(counts: list[list[int]]) -> tuple[float, float, float]:
+    """(kappa, observed P-bar, chance P_e) from counts[i][j]: how many raters put item i in category j; every
+    item needs the same number of raters, at least two. NaN when there is no item."""
+    if not counts:
+        return float("nan"), float("nan"), float("nan")
+    raters = sum(counts[0])
+    if raters < 2 or any(sum(row) != raters for row in counts):
+        raise ValueError("Fleiss' kappa needs the same number (at least two) of raters on every item")
+    items = len(counts)
+    observed = sum((sum(c * c for c in row) - raters) / (raters * (raters - 1)) for row in counts) / items
+    shares = [sum(row[j] for row in counts) / (items * raters) for j in range(len(counts[0]))]
+    expected = sum(p * p for p in shares)
+    kappa = 1.0 if expected == 1 else (observed - expected) / (1 - expected)
+    return kappa, observed, expected
+
+
+def latest_human_labels(labels: list[HumanLabel]) -> dict[str, dict[Item, int]]:
+    """Per annotator, each item's latest label (a re-label appends a line; the last one wins)."""
+    out: dict[str, dict[Item, int]] = defaultdict(dict)
+    for lab in labels:
+        out[lab.annotator][(lab.instance_id, lab.model, lab.sample)] = lab.category
+    return dict(out)
+
+
+def fleiss_agreement(labels: list[HumanLabel]) -> FleissAgreement | None:
+    """Fleiss' kappa over the items every annotator labelled; None with fewer than two annotators."""
+    humans = latest_human_labels(labels)
+    if len(humans) < 2:
+        return None
+    names = sorted(humans)
+    common = sorted(set.intersection(*(set(humans[n]) for n in names)), key=str)
+    counts = [[sum(humans[n][item] == c for n in names) for c in CATEGORIES] for item in common]
+    kappa, observed, expected = fleiss_kappa(counts)
+    return FleissAgreement(annotators=names, n=len(common), observed=observed, expected=expected, kappa=kappa)
