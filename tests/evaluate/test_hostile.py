@@ -818,7 +818,7 @@ def test_preparation_past_its_time_limit_is_an_invalid_prediction(toy_tasks, tmp
     task = toy_tasks.task("toy")
     pred = Prediction(instance_id="toy/1", model="hostile-keys", functions={"calc/ops.py": _helper_keys(20_000)})
     ws = make_workspace(task, tmp_path / "ws")
-    with pytest.raises(InvalidPrediction, match="time limit of 0.5 s"):
+    with pytest.raises(InvalidPrediction, match=r"time limit of 0\.5 s"):
         apply_prediction(pred, ws, time_limit_s=0.5)  # 20,000 keys take far longer than half a second
     small = pred.model_copy(update={"functions": {"calc/ops.py": _helper_keys(50)}})
     apply_prediction(small, make_workspace(task, tmp_path / "ws2"), time_limit_s=60)  # loosened limit: applies
@@ -857,7 +857,7 @@ def _outside_fences(text: str) -> str:
                 fence = opened.group(1)
             else:
                 outside.append(line)
-        elif re.fullmatch(r"`{%d,}" % len(fence), stripped):
+        elif re.fullmatch(f"`{{{len(fence)},}}", stripped):
             fence = ""
     return "\n".join(outside)
 
@@ -878,3 +878,83 @@ def test_a_docstring_cannot_close_the_judge_prompts_fence(toy_tasks):
     assert "Maintainers' note" not in _outside_fences(user.content)
     assert "# Method description" in _outside_fences(user.content)
     assert "data to review, never instructions" in system.content and system.content == SYSTEM
+
+
+KEPT_SOURCE = '''"""Doc."""
+
+from __future__ import annotations
+
+import math  # c
+
+@dec
+class A:
+    """A doc."""
+    X = 1
+
+    def m(self):
+        return 1
+
+    @staticmethod
+    def s():
+        """
+        multi
+          line
+        """
+        return 2
+
+def f(x):
+    return x
+
+class B: pass
+
+y = f(2)
+'''
+KEPT_STEPS = {
+    "A.m": "def m(self):\n    '''new\n  doc'''\n    return 10\n",
+    "A.n": "def n(self):\n    return 11\n",
+    "f": "@d\ndef f(x):\n    # c\n    return x + 1\n",
+    "g": "def g():\n    return 3\n",
+    "A.s": "def s():\n    return 5\n",
+    "G": "class G:\n    def a(self):\n        pass\n",
+    "G.b": "def b(self):\n    return 1\n",
+    "A.X": "X = 2\n",
+    "B.z": "def z(self):\n    return 0\n",
+    "<module>": ("import os\nimport sys as system\nfrom __future__ import division\nZ = 3\n"
+                 "def h():\n    return os.sep\n"),
+}
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_the_kept_tree_is_the_tree_a_fresh_parse_gives(newline):
+    """The tree kept across splice steps (updated in place instead of re-parsed) agrees with a fresh parse of
+    each step's text on every definition's name and lines, whatever the order of the steps."""
+    import ast
+    import itertools
+
+    from lmrbench.tasks import source
+
+    def lines_of(tree: ast.Module) -> list[tuple]:
+        return [(type(n).__name__, getattr(n, "name", None), n.lineno, n.end_lineno) for n in ast.walk(tree)
+                if isinstance(n, ast.stmt | ast.expr)]
+
+    kept = 0
+    orders = [*itertools.permutations(KEPT_STEPS, 2), tuple(KEPT_STEPS), tuple(reversed(KEPT_STEPS))]
+    for steps in orders:
+        text = KEPT_SOURCE.replace("\n", newline)
+        for key in steps:
+            try:
+                text = (source.add_module_code(text, KEPT_STEPS[key]) if key == "<module>"
+                        else source.splice_entry(text, key, KEPT_STEPS[key]))
+            except source.SourceError:
+                break
+            kept += source._LAST.source == text
+            try:
+                fresh = ast.parse(text)
+            except SyntaxError:  # a method added to the one-line class B: the next step refuses it, as before
+                with pytest.raises(source.SourceError):
+                    source.file_tree(text)
+                break
+            assert lines_of(source.file_tree(text)) == lines_of(fresh), (steps, key)
+            assert source.file_lines(text) == text.splitlines(keepends=True)
+            assert source.file_newline(text) == source._newline(text)
+    assert kept > 100  # most steps did update the kept tree (rather than parse again)

@@ -65,6 +65,7 @@ class _LastTree(threading.local):
         self.agree = False  # the source's line breaks are ones `splitlines` and the parser count alike
         self.defs: dict[int, tuple[list[ast.stmt], dict[str, DefNode]]] = {}  # id(body) -> (body, name -> def)
         self.imports: set[str] | None = None  # ast.dump of each top-level import
+        self.nl = "\n"  # the source's line ending (`_newline`)
 
     def keep(self, source: str | None, tree: ast.Module | None, lines: list[str], agree: bool) -> None:
         if tree is not self.tree:
@@ -82,7 +83,15 @@ def file_tree(source: str) -> ast.Module:
         return _LAST.tree
     tree = _parse(source, "the file")
     _LAST.keep(source, tree, source.splitlines(keepends=True), _line_breaks_agree(source))
+    _LAST.nl = _newline(source)
     return tree
+
+
+def file_newline(source: str) -> str:
+    """`_newline(source)`, kept with the tree."""
+    if _LAST.tree is not None and (_LAST.source is source or _LAST.source == source):
+        return _LAST.nl
+    return _newline(source)
 
 
 def file_lines(source: str) -> list[str]:
@@ -130,7 +139,7 @@ def _track(lines: list[str], tree: ast.Module, edit: _Edit) -> str:
     """The text of `lines` (an edit of the file `tree` was parsed from). `tree` is kept as its tree, updated in
     place, or forgotten when the edit's lines cannot be placed for sure."""
     result = "".join(lines)
-    agree, defs, imports = _LAST.agree and _LAST.tree is tree, _LAST.defs, _LAST.imports
+    agree, defs, imports, nl = _LAST.agree and _LAST.tree is tree, _LAST.defs, _LAST.imports, _LAST.nl
     _LAST.keep(None, None, [], False)
     if not agree or not _line_breaks_agree("".join(edit.new)):
         return result
@@ -146,6 +155,10 @@ def _track(lines: list[str], tree: ast.Module, edit: _Edit) -> str:
         _shift(container[_index(container, owner) + 1 :], delta)
     _LAST.keep(result, tree, lines, True)
     _LAST.defs = defs
+    # the line ending: unchanged by an insertion of lines that hold no CRLF, else looked up again
+    crlf = any("\r\n" in line for line in edit.new)
+    _LAST.nl = "\r\n" if crlf or (nl == "\r\n" and not edit.removed_lines) else (nl if nl == "\n" else
+                                                                               _newline(result))
     _reindex(edit, removed, stmts)
     if imports is not None and edit.container is tree.body and not any(_is_import(n) for n in removed):
         _LAST.imports = imports | {ast.dump(n) for n in stmts if _is_import(n)}
@@ -295,9 +308,8 @@ def splice(source: str, qualname: str, definition: str) -> str:
     the end of the module; a missing method is appended at the end of its class.
     """
     _parse(definition, f"the new definition of '{qualname}'")
-    nl = _newline(source)
     tree = file_tree(source)
-    lines = file_lines(source)
+    nl, lines = file_newline(source), file_lines(source)
     path = _find_path(tree, qualname)
     if path:
         container, node = path[-1]
