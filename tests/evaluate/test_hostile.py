@@ -924,10 +924,56 @@ KEPT_STEPS = {
 }
 
 
+def _fresh_indexes(tree) -> tuple:
+    """What the kept indexes hold, computed afresh from a tree: the leading import block, the import dumps, the
+    non-import binders of each name."""
+    import ast
+
+    from lmrbench.tasks import source
+
+    body = tree.body
+    i = 1 if body and source._is_docstring(body[0]) else 0
+    last = None
+    while i < len(body) and source._is_import(body[i]):
+        last, i = body[i].end_lineno, i + 1
+    binders: dict[str, list[str]] = {}
+    for stmt in body:
+        if not source._is_import(stmt):
+            for name in source.bound_names(stmt):
+                binders.setdefault(name, []).append(ast.dump(stmt))
+    return (i, last), {ast.dump(s) for s in body if source._is_import(s)}, binders
+
+
+def _kept_indexes(tree, names) -> tuple:
+    import ast
+
+    from lmrbench.tasks import source
+
+    binders = {n: [ast.dump(s) for s in source._top_binders(tree, {n})] for n in names}
+    return source._leading_imports(tree), set(source._import_dumps(tree)), binders
+
+
+KEPT_IMPORTS = {"import m1": "import m1\n", "import m2": "from m2 import x as y\n",
+                "future": "from __future__ import annotations\n"}
+
+
+def _kept_step(text: str, key: str) -> str:
+    import ast
+
+    from lmrbench.tasks import source
+
+    if key in KEPT_IMPORTS:
+        stmt = ast.parse(KEPT_IMPORTS[key]).body[0]
+        return source._add_import(text, stmt, [KEPT_IMPORTS[key]], source._newline(text))
+    if key == "<module>":
+        return source.add_module_code(text, KEPT_STEPS[key])
+    return source.splice_entry(text, key, KEPT_STEPS[key])
+
+
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
 def test_the_kept_tree_is_the_tree_a_fresh_parse_gives(newline):
-    """The tree kept across splice steps (updated in place instead of re-parsed) agrees with a fresh parse of
-    each step's text on every definition's name and lines, whatever the order of the steps."""
+    """The tree kept across splice steps (updated in place instead of re-parsed), and the indexes kept with it,
+    agree with a fresh parse of each step's text, whatever the order of the steps."""
     import ast
     import itertools
 
@@ -937,17 +983,18 @@ def test_the_kept_tree_is_the_tree_a_fresh_parse_gives(newline):
         return [(type(n).__name__, getattr(n, "name", None), n.lineno, n.end_lineno) for n in ast.walk(tree)
                 if isinstance(n, ast.stmt | ast.expr)]
 
-    kept = 0
-    orders = [*itertools.permutations(KEPT_STEPS, 2), tuple(KEPT_STEPS), tuple(reversed(KEPT_STEPS))]
-    for steps in orders:
+    kept = carried = 0
+    keys = [*KEPT_STEPS, *KEPT_IMPORTS]
+    for steps in [*itertools.permutations(keys, 2), tuple(keys), tuple(reversed(keys))]:
         text = KEPT_SOURCE.replace("\n", newline)
         for key in steps:
+            _kept_indexes(source.file_tree(text), ["f", "y", "Z"])  # built before the step, carried over it
             try:
-                text = (source.add_module_code(text, KEPT_STEPS[key]) if key == "<module>"
-                        else source.splice_entry(text, key, KEPT_STEPS[key]))
+                text = _kept_step(text, key)
             except source.SourceError:
                 break
             kept += source._LAST.source == text
+            carried += source._LAST.source == text and None not in (source._LAST.lead, source._LAST.binders)
             try:
                 fresh = ast.parse(text)
             except SyntaxError:  # a method added to the one-line class B: the next step refuses it, as before
@@ -957,4 +1004,6 @@ def test_the_kept_tree_is_the_tree_a_fresh_parse_gives(newline):
             assert lines_of(source.file_tree(text)) == lines_of(fresh), (steps, key)
             assert source.file_lines(text) == text.splitlines(keepends=True)
             assert source.file_newline(text) == source._newline(text)
-    assert kept > 100  # most steps did update the kept tree (rather than parse again)
+            lead, imports, binders = _fresh_indexes(fresh)
+            assert _kept_indexes(source.file_tree(text), binders) == (lead, imports, binders), (steps, key)
+    assert kept > 150 and carried > 50  # most steps updated the kept tree; some carried the indexes over

@@ -17,6 +17,7 @@ import textwrap
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
 STUB_LINES = ("# TODO: implement (see the method description).", "raise NotImplementedError")
 
@@ -66,10 +67,12 @@ class _LastTree(threading.local):
         self.defs: dict[int, tuple[list[ast.stmt], dict[str, DefNode]]] = {}  # id(body) -> (body, name -> def)
         self.imports: set[str] | None = None  # ast.dump of each top-level import
         self.nl = "\n"  # the source's line ending (`_newline`)
+        self.lead: tuple[int, int | None] | None = None  # (body index after the leading imports, last's end line)
+        self.binders: dict[str, list[tuple[int, ast.stmt]]] | None = None  # name -> top-level non-import binders
 
     def keep(self, source: str | None, tree: ast.Module | None, lines: list[str], agree: bool) -> None:
         if tree is not self.tree:
-            self.defs, self.imports = {}, None
+            self.defs, self.imports, self.lead, self.binders = {}, None, None, None
         self.source, self.tree, self.lines, self.agree = source, tree, lines, agree
 
 
@@ -140,6 +143,7 @@ def _track(lines: list[str], tree: ast.Module, edit: _Edit) -> str:
     place, or forgotten when the edit's lines cannot be placed for sure."""
     result = "".join(lines)
     agree, defs, imports, nl = _LAST.agree and _LAST.tree is tree, _LAST.defs, _LAST.imports, _LAST.nl
+    lead, binders = _LAST.lead, _LAST.binders
     _LAST.keep(None, None, [], False)
     if not agree or not _line_breaks_agree("".join(edit.new)):
         return result
@@ -160,9 +164,31 @@ def _track(lines: list[str], tree: ast.Module, edit: _Edit) -> str:
     _LAST.nl = "\r\n" if crlf or (nl == "\r\n" and not edit.removed_lines) else (nl if nl == "\n" else
                                                                                _newline(result))
     _reindex(edit, removed, stmts)
-    if imports is not None and edit.container is tree.body and not any(_is_import(n) for n in removed):
-        _LAST.imports = imports | {ast.dump(n) for n in stmts if _is_import(n)}
+    if edit.container is tree.body:
+        _top_level_edited(edit, removed, stmts, delta, (imports, lead, binders))
+    else:  # inside a definition: the module's imports and binders are the same statements
+        _LAST.imports, _LAST.binders = imports, binders
     return result
+
+
+def _top_level_edited(edit: _Edit, removed: list[ast.stmt], stmts: list[ast.stmt], delta: int,
+                      kept: tuple[set[str] | None, tuple[int, int | None] | None, Any]) -> None:
+    """Carry the import dumps, the leading-import block and the binders index over an edit of the module body
+    where the edit's effect on them is plain (imports inserted), else leave them to be rebuilt."""
+    imports, lead, binders = kept
+    only_imports = not removed and all(_is_import(n) for n in stmts)
+    if imports is not None and not any(_is_import(n) for n in removed):
+        _LAST.imports = imports | {ast.dump(n) for n in stmts if _is_import(n)}
+    if lead is not None and stmts:
+        index, last = lead
+        if only_imports and edit.index == index:
+            _LAST.lead = (index + len(stmts), stmts[-1].end_lineno)
+        elif only_imports and edit.index < index:
+            _LAST.lead = (index + len(stmts), None if last is None else last + delta)
+        elif edit.index >= index and not any(_is_import(n) for n in stmts):
+            _LAST.lead = lead
+    if only_imports:
+        _LAST.binders = binders  # (positions go stale but keep their order: imports bind nothing they index)
 
 
 def _is_import(stmt: ast.stmt) -> bool:
@@ -510,11 +536,38 @@ def _import_line(tree: ast.Module, future: bool) -> tuple[int, bool, int]:
     top = (body[0].end_lineno or 0) if i else (body[0].lineno - 1 if body else 0)
     if future:
         return top, False, i
-    first, last = i, None
-    while i < len(body) and isinstance(body[i], ast.Import | ast.ImportFrom):
+    end, last = _leading_imports(tree)
+    return (last, False, end) if last is not None else (top, True, i)
+
+
+def _leading_imports(tree: ast.Module) -> tuple[int, int | None]:
+    """(body index after the file's leading import block, the block's last line or None), kept with the tree."""
+    if tree is _LAST.tree and _LAST.lead is not None:
+        return _LAST.lead
+    body = tree.body
+    i = 1 if body and _is_docstring(body[0]) else 0
+    last = None
+    while i < len(body) and _is_import(body[i]):
         last = body[i].end_lineno
         i += 1
-    return (last, False, i) if last is not None else (top, True, first)
+    if tree is _LAST.tree:
+        _LAST.lead = (i, last)
+    return i, last
+
+
+def _top_binders(tree: ast.Module, names: set[str]) -> list[ast.stmt]:
+    """The module's non-import statements that bind any of `names`, in order (indexed once per kept tree)."""
+    index = _LAST.binders if tree is _LAST.tree else None
+    if index is None:
+        index = {}
+        for i, stmt in enumerate(tree.body):
+            if not _is_import(stmt):
+                for name in bound_names(stmt):
+                    index.setdefault(name, []).append((i, stmt))
+        if tree is _LAST.tree:
+            _LAST.binders = index
+    found = {id(stmt): (i, stmt) for name in names for i, stmt in index.get(name, [])}
+    return [stmt for _, stmt in sorted(found.values(), key=lambda pair: pair[0])]
 
 
 def _add_import(source: str, stmt: ast.stmt, code: list[str], nl: str) -> str:
@@ -535,16 +588,12 @@ def _add_import(source: str, stmt: ast.stmt, code: list[str], nl: str) -> str:
 def _replace_top_level(source: str, stmt: ast.stmt, code: list[str], nl: str) -> str | None:
     """Put a statement in place of the file's binding of its names; None when the file binds none of them."""
     tree = file_tree(source)
-    body = tree.body
-    lines = source.splitlines(keepends=True)
-    names = bound_names(stmt)
-    binders = [i for i, s in enumerate(body) if not isinstance(s, ast.Import | ast.ImportFrom)
-               and bound_names(s) & names]
+    binders = _top_binders(tree, bound_names(stmt))
     if not binders:
         return None
-    if any(same_statement(stmt, body[i]) for i in binders) or is_placeholder(stmt):
+    if any(same_statement(stmt, b) for b in binders) or is_placeholder(stmt):
         return source
-    return _rebind(lines, body[binders[-1]], names, _as_lines("".join(code), "", nl), [nl, nl])
+    return _rebind(file_lines(source), binders[-1], bound_names(stmt), _as_lines("".join(code), "", nl), [nl, nl])
 
 
 def _rebind(lines: list[str], old: ast.stmt, names: set[str], new: list[str], gap: list[str]) -> str:
