@@ -1,8 +1,8 @@
 """Tell environment failures from model failures in a test run's output. Pure functions over text.
 
 Only runs that did not pass are classified. A run whose output shows the environment kept the test from measuring
-anything (a module not installed, a hub download refused, no GPU, a fixture that is missing or an LFS pointer) is
-an `error` with that cause; anything else stays `failed`.
+anything (a module not installed that trusted evidence says the environment lacks, a hub download refused, no GPU,
+a fixture that is missing or an LFS pointer) is an `error` with that cause; anything else stays `failed`.
 """
 
 from __future__ import annotations

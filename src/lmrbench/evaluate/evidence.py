@@ -90,7 +90,8 @@ def absent_modules(python: str, names: set[str]) -> set[str]:
         return set()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
     try:
-        proc = subprocess.run([python, "-P", "-c", FIND_SPEC, *sorted(names)], capture_output=True, text=True,
+        # -I: no PYTHON* variables, no user site, no current folder on sys.path (the sandbox scrubs these too)
+        proc = subprocess.run([python, "-I", "-c", FIND_SPEC, *sorted(names)], capture_output=True, text=True,
                               timeout=120, env=env, cwd="/")
         found = json.loads(proc.stdout) if proc.returncode == 0 else []
     except (OSError, subprocess.SubprocessError, ValueError):

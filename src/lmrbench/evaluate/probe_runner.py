@@ -95,9 +95,9 @@ def _plain_tensor(value, torch):
 
 
 def _plain_array(value, np):
-    """A base ndarray (a view of an ndarray subclass, or a numpy scalar as a 0-d array): its own dtype."""
-    arr = np.asarray(value)
-    return arr if type(arr) is np.ndarray else np.array(arr, copy=True, subok=False)
+    """A base ndarray over the same data (a view of an ndarray subclass, a numpy scalar as a 0-d array): its dtype
+    is the data's, whatever the subclass's `dtype` property says."""
+    return np.asarray(value)
 
 
 def _tensor(value, torch):
