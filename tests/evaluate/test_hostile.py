@@ -727,7 +727,7 @@ def test_wrong_code_raising_module_not_found_is_failed_not_an_environment_error(
     data = read_probe_output(Path(ev.outputs_path))
     old = grade_probe_data(task, task.implementation(1).unit_test_file, data, ev.exit_code, False, _EveryModule())
     assert old.status is Status.ERROR and "flash_attn" in old.reason
-    assert "flash_attn" not in lacking_modules(task)  # the task's own code never imports it
+    assert "flash_attn" not in lacking_modules(task, task.implementation(1))  # the task's code never imports it
 
 
 def test_a_module_the_tasks_own_code_imports_and_the_environment_lacks_is_still_an_error(probe_tasks, tmp_path):
@@ -736,11 +736,31 @@ def test_a_module_the_tasks_own_code_imports_and_the_environment_lacks_is_still_
     task = probe_tasks.task("toy")
     probe = task.tests_dir / "probe_ops.py"
     probe.write_text("import lmrbench_absent_module_xyz\n" + probe.read_text())
-    assert "lmrbench_absent_module_xyz" in needed_modules(task)
-    assert lacking_modules(task) == {"lmrbench_absent_module_xyz"}  # numpy-free toy: nothing else is needed
+    impl = task.implementation(1)
+    assert needed_modules(task, impl) == {"lmrbench_absent_module_xyz"}  # the toy needs no other third party
+    assert lacking_modules(task, impl) == {"lmrbench_absent_module_xyz"}
     ev = evaluate_one(task, task.implementation(1), reference_prediction(task, task.implementation(1)),
                       tmp_path / "w", tmp_path / "l")
     assert ev.status is Status.ERROR and "lmrbench_absent_module_xyz" in ev.reason
+
+
+def test_the_evidence_follows_the_references_imports_only(probe_tasks):
+    """Needed: what the reference's run imports whatever happens (the probe's imports, the modules they import,
+    transitively, at top level; anything in the golden file). Not needed: a script nothing imports, an import
+    guarded by try or if, a function-level import outside the reference's own code."""
+    from lmrbench.evaluate.evidence import needed_modules
+
+    task = probe_tasks.task("toy")
+    repo = task.repo_dir
+    (repo / "train.py").write_text("import absent_train_only\n")
+    (repo / "calc" / "helpers.py").write_text(
+        "try:\n    import absent_guarded\nexcept ImportError:\n    pass\nif False:\n    import absent_if\n"
+        "import absent_transitive.sub\n\n\ndef later():\n    import absent_lazy_elsewhere\n")
+    ops = repo / "calc" / "ops.py"
+    ops.write_text("from . import helpers\n" + ops.read_text())
+    golden = task.root / "golden_files" / "ops_golden.py"
+    golden.write_text(golden.read_text().replace("def norm(v):\n", "def norm(v):\n    import absent_in_reference\n"))
+    assert needed_modules(task, task.implementation(1)) == {"absent_transitive", "absent_in_reference"}
 
 
 def test_legacy_wrong_code_raising_module_not_found_is_failed(tmp_path):

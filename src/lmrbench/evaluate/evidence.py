@@ -1,10 +1,18 @@
-"""Trusted evidence for environment errors: which modules the task's own code needs that its environment lacks.
+"""Trusted evidence for environment errors: which modules the reference's run needs that the environment lacks.
 
 A run's output is the candidate's to write: it can raise `ModuleNotFoundError("No module named 'flash_attn'")`
 itself. So a missing module makes a result an `error` (not measured) only when evidence the candidate cannot fake
-says the reference would fail the same way here: the module is imported by the task's own code (the pristine
-masked repository, the reference's golden files, the hidden tests or probes) and the harness itself, outside any
-sandbox, finds it absent from the interpreter the tests run with. Anything else is the candidate's `failed`.
+says the reference would fail the same way here:
+
+- the module is imported unconditionally on the reference's path: by the implementation's hidden test or probe
+  file, or by a module of the pristine repository or tests folder that these import (transitively; a module's
+  top-level imports, not those inside functions, `if` or `try` blocks), or anywhere in the reference's golden
+  file; and
+- the harness itself, in a process of its own (no candidate code), finds it absent from the interpreter the tests
+  run with.
+
+Anything else is the candidate's `failed`. Names that exist as a module or folder anywhere in the repository or
+the tests folder are never counted (a local module the candidate's code failed to import is its own failure).
 """
 
 from __future__ import annotations
@@ -15,9 +23,10 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
-from lmrbench.tasks.schema import Task
+from lmrbench.tasks.schema import Implementation, Layout, Task
 
 FIND_SPEC = (
     "import importlib.util, json, sys\n"
@@ -29,59 +38,132 @@ FIND_SPEC = (
     "print(json.dumps([n for n in sys.argv[1:] if absent(n)]))\n"
 )
 MAX_SOURCE_BYTES = 4 * 1024 * 1024
+MAX_FILES = 5_000
 HARNESS_MODULES = {"lmrbench_probe", "pytest_results_plugin"}  # placed beside the probes and tests at run time
-_CACHE: dict[tuple[str, str], frozenset[str]] = {}
+_CACHE: dict[tuple[str, int, str], frozenset[str]] = {}
 _LOCK = threading.Lock()
 
 
-def _imports(path: Path) -> set[str]:
-    """Top-level names of a file's absolute imports (nothing when it does not parse)."""
+def _parse(path: Path) -> ast.Module | None:
     try:
         if path.stat().st_size > MAX_SOURCE_BYTES:
-            return set()
-        tree = ast.parse(path.read_bytes())
+            return None
+        return ast.parse(path.read_bytes())
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
-    names: set[str] = set()
-    for node in ast.walk(tree):
+        return None
+
+
+def _unconditional(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Imports that run whenever the module is imported: top level and class bodies (not functions, if, try)."""
+    for node in body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        elif isinstance(node, ast.ClassDef):
+            yield from _unconditional(node.body)
+
+
+def _imported(tree: ast.Module, everywhere: bool) -> list[tuple[str, int]]:
+    """(dotted module, relative level) of each import; `from a import b` also gives `a.b` (b may be a module)."""
+    nodes = [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)] if everywhere \
+        else list(_unconditional(tree.body))
+    out: list[tuple[str, int]] = []
+    for node in nodes:
         if isinstance(node, ast.Import):
-            names |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0])
+            out += [(a.name, 0) for a in node.names]
+        else:
+            base = node.module or ""
+            out.append((base, node.level))
+            out += [(f"{base}.{a.name}".lstrip("."), node.level) for a in node.names if a.name != "*"]
+    return out
+
+
+class _Graph:
+    """Resolve imports to the task's own files and collect the third-party modules reached."""
+
+    def __init__(self, roots: list[Path], local: set[str]) -> None:
+        self.roots, self.local = roots, local
+        self.seen: set[Path] = set()
+        self.third_party: set[str] = set()
+
+    def module_files(self, dotted: str, level: int, here: Path) -> list[Path] | None:
+        """The files importing `dotted` runs (package __init__ files included), or None when it is not local."""
+        parts = [p for p in dotted.split(".") if p]
+        if level:
+            base = here.parent
+            for _ in range(level - 1):
+                base = base.parent
+            return self._walk(base, parts)
+        for root in self.roots:
+            found = self._walk(root, parts)
+            if found:
+                return found
+        return None
+
+    @staticmethod
+    def _walk(base: Path, parts: list[str]) -> list[Path]:
+        files, here = [], base
+        for part in parts:
+            here = here / part
+            if (here / "__init__.py").is_file():
+                files.append(here / "__init__.py")
+            elif here.with_suffix(".py").is_file():
+                files.append(here.with_suffix(".py"))
+                break
+            elif not here.is_dir():
+                break
+        return files
+
+    def visit(self, path: Path, tree: ast.Module | None = None, everywhere: bool = False, at: Path | None = None,
+              ) -> None:
+        """Follow the imports of one file (`at`: where it stands, for relative imports)."""
+        if len(self.seen) >= MAX_FILES or (tree is None and path in self.seen):
+            return
+        self.seen.add(path)
+        tree = tree or _parse(path)
+        if tree is None:
+            return
+        for dotted, level in _imported(tree, everywhere):
+            files = self.module_files(dotted, level, at or path)
+            if files:
+                for f in files:
+                    self.visit(f)
+            elif level == 0 and dotted:
+                top = dotted.split(".")[0]
+                if top not in self.local and top not in sys.stdlib_module_names and top not in HARNESS_MODULES:
+                    self.third_party.add(top)
+
+
+def _local_names(folders: list[Path]) -> set[str]:
+    names: set[str] = set()
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for count, path in enumerate(folder.rglob("*")):
+            if count > 50 * MAX_FILES:
+                break
+            if path.suffix == ".py" or path.is_dir():
+                names.add(path.stem if path.suffix == ".py" else path.name)
     return names
 
 
-def _top_level(folder: Path) -> set[str]:
-    if not folder.is_dir():
-        return set()
-    return {p.stem if p.is_file() else p.name for p in folder.iterdir() if p.suffix == ".py" or p.is_dir()}
-
-
-def _task_files(task: Task) -> tuple[list[Path], set[str]]:
-    """(the task's own Python files, the module names they find locally: the repository's, the tests')."""
-    files: list[Path] = []
-    local = _top_level(task.repo_dir) | _top_level(task.root / "golden_files")
-    if task.repo_dir.is_dir():
-        files += [p for p in task.repo_dir.rglob("*.py") if p.is_file() and not p.is_symlink()]
-    for folder in ([task.tests_dir] if task.tests_dir is not None else []):
-        # what enters the sandbox: not the trusted checks (run by the harness), not the expected outputs
-        files += [p for p in folder.rglob("*.py") if p.is_file() and not p.name.startswith("check_")
-                  and p.relative_to(folder).parts[0] != "expected"]
-        local |= _top_level(folder)
-    for impl in task.implementations:
-        if impl.golden_file is not None and impl.golden_file.is_file():
-            files.append(impl.golden_file)
-    if task.env is not None:
-        for sub in task.env.paths:
-            local |= _top_level(task.repo_dir / sub)
-    return files, local
-
-
-def needed_modules(task: Task) -> set[str]:
-    """Third-party top-level modules the task's own code imports (standard library and local modules left out)."""
-    files, local = _task_files(task)
-    names: set[str] = set().union(*(_imports(f) for f in files)) if files else set()
-    return {n for n in names - local - HARNESS_MODULES if n not in sys.stdlib_module_names and n.isidentifier()}
+def needed_modules(task: Task, impl: Implementation) -> set[str]:
+    """Third-party top-level modules the reference's run imports unconditionally (see the module docstring)."""
+    repo = task.repo_dir
+    tests = task.tests_dir
+    roots = [repo, *([repo / p for p in task.env.paths] if task.env is not None else [])]
+    if task.layout is Layout.ORIGINAL:
+        test = repo / impl.unit_test_file
+    else:
+        test = task.root / impl.unit_test_file
+        roots += [test.parent] + ([tests] if tests is not None else [])
+    graph = _Graph(roots, _local_names([repo, *([tests] if tests is not None else [])]))
+    if test.is_file():
+        graph.visit(test)
+    if impl.golden_file is not None and impl.golden_file.is_file():
+        golden = _parse(impl.golden_file)
+        if golden is not None:  # the reference's own code: every import in it, as if at the goal file's place
+            graph.visit(impl.golden_file, golden, everywhere=True, at=repo / impl.goal_file)
+    return graph.third_party
 
 
 def absent_modules(python: str, names: set[str]) -> set[str]:
@@ -99,29 +181,30 @@ def absent_modules(python: str, names: set[str]) -> set[str]:
     return {str(n) for n in found if n in names}
 
 
-def lacking_modules(task: Task) -> frozenset[str]:
-    """Modules the task's own code needs and its test interpreter lacks (computed once per task and environment)."""
+def lacking_modules(task: Task, impl: Implementation) -> frozenset[str]:
+    """Modules the reference's run needs and the test interpreter lacks (once per implementation and
+    environment)."""
     python = str(task.env.python) if task.env is not None else sys.executable
-    key = (str(task.root), python + (task.env.key if task.env is not None else ""))
+    key = (str(task.root), impl.index, python + (task.env.key if task.env is not None else ""))
     with _LOCK:
         if key in _CACHE:
             return _CACHE[key]
-    found = frozenset(absent_modules(python, needed_modules(task)))
+    found = frozenset(absent_modules(python, needed_modules(task, impl)))
     with _LOCK:
         _CACHE[key] = found
     return found
 
 
 class Lacking:
-    """`lacking_modules(task)` computed on first use (only a run that reports a missing module needs it)."""
+    """`lacking_modules(task, impl)` computed on first use (only a run that reports a missing module needs it)."""
 
-    def __init__(self, task: Task) -> None:
-        self.task = task
+    def __init__(self, task: Task, impl: Implementation) -> None:
+        self.task, self.impl = task, impl
         self.computed: frozenset[str] | None = None
 
     def __contains__(self, name: object) -> bool:
         if self.computed is None:
-            self.computed = lacking_modules(self.task)
+            self.computed = lacking_modules(self.task, self.impl)
         return name in self.computed
 
     def known(self) -> list[str]:

@@ -3,7 +3,7 @@ graded by the original's log rule and, strictly, by the log rule plus exit code 
 
 What the environment decides is told apart from what the prediction decides: a task without a repository, a
 missing test file or a test fixture that is a Git-LFS pointer refuses the run before it starts; after a run that
-did not pass, a package that could not be installed, a module not installed (one the task's own code imports, which
+did not pass, a package that could not be installed, a module not installed (one the reference's run imports, which
 the harness itself finds absent: evidence.py), a refused hub download or a missing GPU makes the result an `error`
 with that cause instead of `failed`.
 """
@@ -94,7 +94,7 @@ def _not_passed(task: Task, ws: Path, output: str, refs: list[FixtureRef], lacki
                 ) -> Cause | None:
     """The environment cause of a run that did not pass: what its output shows, else a requirement that could not
     be installed; either way the requirements that failed are named. A missing module counts only when the
-    trusted evidence (`lacking`, evidence.py) says the task's own code needs it and the environment lacks it."""
+    trusted evidence (`lacking`, evidence.py) says the reference's run needs it and the environment lacks it."""
     seen = classify_output(output, lacking, refs, str(ws.resolve()) + os.sep)
     if task.env is None or not task.env.failed:
         return seen

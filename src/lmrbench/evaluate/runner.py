@@ -399,7 +399,7 @@ class RunFacts(BaseModel):
     workspace_modules: list[str]
     limits_hit: list[str] = Field(default_factory=list)
     tampered: int = 0
-    lacking: list[str] = Field(default_factory=list, description="Modules the task's own code needs that the "
+    lacking: list[str] = Field(default_factory=list, description="Modules the reference's run needs that the "
                                "environment lacked (trusted evidence for a missing-module error), when grading "
                                "looked.")
 
@@ -411,7 +411,7 @@ def finish(p: Prepared, r: RunResult | None, started: float) -> Evaluation:
         return Evaluation(**p.base_fields(), **refusal(p.refused, p.log), duration_s=duration)
     if p.invalid or r is None:
         return Evaluation(**p.base_fields(), status=Status.INVALID, reason=p.invalid, duration_s=duration)
-    lacking = Lacking(p.task)
+    lacking = Lacking(p.task, p.impl)
     fields = _grade_fields(p, r, lacking)
     fields["reason"] = with_notes(fields["reason"], r.limits_hit, len(p.tampered))
     outputs = _keep_outputs(p, r, lacking) if p.grading is Grading.PROBE else ""
