@@ -2,11 +2,18 @@
 
 Reading is bounded: a line longer than MAX_LINE_BYTES or nested deeper than MAX_DEPTH is one bad record (with
 its reason), never a crash or a multi-gigabyte string.
+
+Writing never fails on what a record holds (`record_line`, the one place records become text): text that is not
+valid Unicode (a lone surrogate, from a candidate's exception message or output) is written with the bad code
+points escaped as the six characters `\\udXXX` (in a mapping's keys, pydantic replaces each by U+FFFD); a NaN
+or infinite number in a float field is written as the string "NaN", "Infinity" or "-Infinity" (which the field
+reads back as that number), and in free-form data (`meta.settings` and the like) as null.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -96,6 +103,36 @@ def read_lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
         yield rec.line_no, rec.obj, rec.raw
 
 
+NON_FINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
+
+
+def _clean_text(text: str) -> str:
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", errors="backslashreplace").decode("utf-8")
+
+
+def _clean(value: Any) -> Any:
+    """`value` (plain JSON data) with invalid text escaped and non-finite numbers as strings."""
+    if isinstance(value, str):
+        return _clean_text(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return NON_FINITE.get(value, "NaN")
+    if isinstance(value, dict):
+        return {_clean_text(str(k)): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    return value
+
+
+def record_line(record: BaseModel) -> str:
+    """One record as one line of strict JSON (no newline), whatever its text and numbers hold."""
+    data = _clean(record.model_dump(mode="json"))
+    return json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
 class JsonlWriter:
     """Thread-safe appender; each record is one complete line."""
 
@@ -108,7 +145,7 @@ class JsonlWriter:
                 fh.write("\n")  # a torn last line from an interrupted run stays torn, alone on its line
 
     def write(self, record: BaseModel) -> None:
-        line = record.model_dump_json() + "\n"
+        line = record_line(record) + "\n"
         with self._lock, open(self.path, "a", encoding="utf-8") as fh:
             fh.write(line)
             fh.flush()

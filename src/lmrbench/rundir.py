@@ -17,6 +17,7 @@ turns them back into paths (absolute paths from older runs are kept as they are)
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,23 +25,37 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from lmrbench.jsonl import read_lines
+from lmrbench.jsonl import read_records
 
 R = TypeVar("R", bound=BaseModel)
 
 
-def latest_records(path: Path, cls: type[R], key: Callable[[R], Hashable]) -> list[R]:
-    """The records of a stage's JSONL file, the last one per key winning (a re-run appends, never rewrites);
-    lines that are not such a record are skipped."""
+class UnreadableRecord(UserWarning):
+    """A line of a stage's JSONL file that is not a record of that stage (named by file and line)."""
+
+
+def latest_records(path: Path, cls: type[R], key: Callable[[R], Hashable],
+                   problems: list[str] | None = None) -> list[R]:
+    """The records of a stage's JSONL file, the last one per key winning (a re-run appends, never rewrites).
+
+    A line that is not such a record is never dropped silently: it is reported as an UnreadableRecord warning,
+    and appended to `problems` when given, as 'FILE:LINE: why'."""
     latest: dict[Hashable, R] = {}
-    for _, obj, _ in read_lines(path):
-        if obj is None:
-            continue
-        try:
-            rec = cls.model_validate(obj)
-        except ValidationError:
-            continue
-        latest[key(rec)] = rec
+    for rec in read_records(path):
+        why = rec.error or "not a JSON object"
+        if rec.obj is not None:
+            try:
+                parsed = cls.model_validate(rec.obj)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                why = f"not a {cls.__name__}: field '{'.'.join(str(p) for p in first['loc'])}': {first['msg']}"
+            else:
+                latest[key(parsed)] = parsed
+                continue
+        problem = f"{path}:{rec.line_no}: skipped: {why}"
+        warnings.warn(problem, UnreadableRecord, stacklevel=2)
+        if problems is not None:
+            problems.append(problem)
     return list(latest.values())
 
 

@@ -23,11 +23,12 @@ def test_library_error_after_the_predictions_code_ran_stays_a_failure():
     assert classify_output(_tb("out = model(x)"), set(), [], WS) is None
 
 
-def test_missing_module_of_the_workspace_is_not_an_environment_error():
+def test_missing_module_is_an_environment_error_only_when_the_evidence_says_the_environment_lacks_it():
     text = "ModuleNotFoundError: No module named 'losses.helpers'\n"
-    assert classify_output(text, {"losses"}, [], WS) is None
-    other = classify_output("ModuleNotFoundError: No module named 'einops'\n", {"losses"}, [], WS)
+    assert classify_output(text, {"einops"}, [], WS) is None  # a module of the workspace: the candidate's
+    other = classify_output("ModuleNotFoundError: No module named 'einops'\n", {"einops"}, [], WS)
     assert other is not None and other.cause is ErrorCause.MISSING_MODULE
+    assert classify_output("ModuleNotFoundError: No module named 'einops'\n", set(), [], WS) is None
 
 
 def test_plain_assertion_is_a_failure():

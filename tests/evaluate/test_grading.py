@@ -32,11 +32,12 @@ def test_no_tests_and_skips_do_not_pass():
     assert (g.status, g.passed, g.total) == (Status.FAILED, 1, 2)
 
 
-def test_missing_third_party_module_is_an_environment_error():
+def test_missing_third_party_module_is_an_environment_error_only_with_evidence():
     err = [{"nodeid": "t", "longrepr": "ModuleNotFoundError: No module named 'transformers'"}]
-    assert grade(_results([], 2, errors=err), NONCE, 2, False, {"calc"}).status is Status.ERROR
+    assert grade(_results([], 2, errors=err), NONCE, 2, False, {"transformers"}).status is Status.ERROR
+    assert grade(_results([], 2, errors=err), NONCE, 2, False, set()).status is Status.FAILED  # message alone
     err = [{"nodeid": "t", "longrepr": "ModuleNotFoundError: No module named 'calc.extra'"}]
-    assert grade(_results([], 2, errors=err), NONCE, 2, False, {"calc"}).status is Status.FAILED
+    assert grade(_results([], 2, errors=err), NONCE, 2, False, {"transformers"}).status is Status.FAILED
 
 
 def test_timeout_wins():

@@ -276,9 +276,10 @@ def test_exit_code_must_be_zero_even_when_every_case_is_right(probe_tasks, tmp_p
     assert "exit code 3" in ev.reason
 
 
-def test_a_missing_third_party_module_is_an_environment_error(probe_tasks, tmp_path):
+def test_a_module_only_the_candidate_imports_is_its_failure_not_the_environments(probe_tasks, tmp_path):
+    # the task's own code never imports it: nothing but the candidate's word says the environment is to blame
     ev = _eval(probe_tasks, tmp_path, "import no_such_package_xyz\n" + RIGHT)
-    assert ev.status is Status.ERROR and "no_such_package_xyz" in ev.reason
+    assert ev.status is Status.FAILED and "no_such_package_xyz" in ev.reason
 
 
 def test_check_patterns_take_brackets_literally():

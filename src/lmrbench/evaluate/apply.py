@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 from lmrbench.records import Prediction
 from lmrbench.safefs import UnsafePath, read_beneath, walk_files
 from lmrbench.tasks.schema import Layout, Task
-from lmrbench.tasks.source import SourceError, extract, splice, splice_functions
+from lmrbench.tasks.source import SourceError, TimeLimit, check_deadline, extract, splice, splice_functions
 
 # Files a prediction may never add: they would run code before or around the hidden tests.
 FORBIDDEN_NAMES = {"sitecustomize.py", "usercustomize.py"}
@@ -23,6 +24,8 @@ PSEUDO_FILESYSTEMS = ("/proc", "/sys", "/dev")
 MAX_REPO_FILES = 20_000
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_REPO_BYTES = 1024 * 1024 * 1024
+# How long applying one prediction may take by default (splicing, `git apply`, copying a repo_dir).
+PREPARE_TIME_LIMIT_S = 60.0
 # Errors the source tools raise on hostile code (a 100,000-term expression overflows the parser's recursion).
 SOURCE_ERRORS = (SourceError, SyntaxError, ValueError, RecursionError, MemoryError)
 
@@ -56,16 +59,18 @@ def _inside(root: Path, rel: str) -> Path:
     return path
 
 
-def _apply_functions(functions: dict[str, dict[str, str]], ws: Path) -> None:
+def _apply_functions(functions: dict[str, dict[str, str]], ws: Path, deadline: float) -> None:
     for rel, defs in functions.items():
         path = _inside(ws, rel)
         if not path.is_file():
             raise InvalidPrediction(f"file '{rel}' is not in the repository")
         try:
             text = path.read_bytes().decode("utf-8")  # bytes, so CRLF files keep their line endings
-            text = splice_functions(text, defs)
+            text = splice_functions(text, defs, deadline)
         except UnicodeDecodeError as exc:
             raise InvalidPrediction(f"{rel}: {exc}") from exc
+        except TimeLimit as exc:
+            raise TimeLimit(f"splicing {len(defs):,} entries into {rel}") from exc
         except SOURCE_ERRORS as exc:
             raise InvalidPrediction(f"{rel}: {type(exc).__name__}: {str(exc)[:300]}") from exc
         try:
@@ -80,7 +85,7 @@ def _git_env(ws: Path) -> dict[str, str]:
     return env | {"GIT_CEILING_DIRECTORIES": str(ws.parent), "GIT_CONFIG_NOSYSTEM": "1"}
 
 
-def _apply_diff(diff: str, ws: Path) -> None:
+def _apply_diff(diff: str, ws: Path, deadline: float | None = None) -> None:
     if not diff.strip():
         return  # an empty diff changes nothing (the original's reference when its goal file equals the golden)
     patch = ws.parent / f"{ws.name}.patch"
@@ -89,17 +94,18 @@ def _apply_diff(diff: str, ws: Path) -> None:
     except UnicodeEncodeError as exc:
         raise InvalidPrediction(f"diff is not valid UTF-8 text ({exc.reason})") from exc
     first_error = ""
+    limit = 120.0 if deadline is None else max(0.1, min(120.0, deadline - time.monotonic()))
     try:
         for strip in ("-p1", "-p0"):
             proc = subprocess.run(["git", "apply", strip, "--whitespace=nowarn", str(patch)], cwd=ws,
-                                  capture_output=True, text=True, errors="replace", env=_git_env(ws), timeout=120)
+                                  capture_output=True, text=True, errors="replace", env=_git_env(ws), timeout=limit)
             if proc.returncode == 0:
                 return
             # -p1 is the usual form; its message is the useful one
             first_error = first_error or _git_message(proc.stderr)
         raise InvalidPrediction(f"diff does not apply: {first_error}")
     except subprocess.TimeoutExpired as exc:
-        raise InvalidPrediction("diff does not apply: git apply took over 120 s") from exc
+        raise TimeLimit(f"git apply took over {limit:.0f} s") from exc
     finally:
         patch.unlink(missing_ok=True)
 
@@ -110,7 +116,7 @@ def _git_message(stderr: str) -> str:
     return "; ".join((errors or lines or ["(no message)"])[:3])[:500]
 
 
-def _apply_repo_dir(repo_dir: str, ws: Path, repo_root: Path | None) -> None:
+def _apply_repo_dir(repo_dir: str, ws: Path, repo_root: Path | None, deadline: float | None = None) -> None:
     if repo_root is None:
         raise InvalidPrediction("repo_dir predictions are read only under a folder you name (--repo-root)")
     try:
@@ -128,6 +134,7 @@ def _apply_repo_dir(repo_dir: str, ws: Path, repo_root: Path | None) -> None:
     total = 0
     try:
         for rel in walk_files(src, REPO_SKIP, MAX_REPO_FILES):
+            check_deadline(deadline)
             if rel.endswith(".pyc"):
                 continue
             data = read_beneath(src, rel, MAX_FILE_BYTES)
@@ -253,16 +260,23 @@ def restore_protected(task: Task, ws: Path) -> list[str]:
     return touched + _resplice(goals, candidates, task, ws)
 
 
-def apply_prediction(pred: Prediction, ws: Path, repo_root: Path | None = None) -> None:
+def apply_prediction(pred: Prediction, ws: Path, repo_root: Path | None = None,
+                     time_limit_s: float = PREPARE_TIME_LIMIT_S) -> None:
     """Apply one prediction in place, then refuse links and special files; raises InvalidPrediction.
 
-    A repo_dir prediction is read only when it lies under `repo_root`."""
+    A repo_dir prediction is read only when it lies under `repo_root`. Applying it takes at most `time_limit_s`
+    (checked between splice steps and files; `git apply` is stopped): past it, the prediction is invalid."""
     if pred.error is not None:
         raise InvalidPrediction(f"generation failed: {pred.error[:500]}")
-    if pred.functions is not None:
-        _apply_functions(pred.functions, ws)
-    elif pred.diff is not None:
-        _apply_diff(pred.diff, ws)
-    elif pred.repo_dir is not None:
-        _apply_repo_dir(pred.repo_dir, ws, repo_root)
+    deadline = time.monotonic() + time_limit_s
+    try:
+        if pred.functions is not None:
+            _apply_functions(pred.functions, ws, deadline)
+        elif pred.diff is not None:
+            _apply_diff(pred.diff, ws, deadline)
+        elif pred.repo_dir is not None:
+            _apply_repo_dir(pred.repo_dir, ws, repo_root, deadline)
+    except TimeLimit as exc:
+        raise InvalidPrediction(f"preparation took longer than its time limit of {time_limit_s:g} s ({exc}); "
+                                "a prediction must apply within it") from exc
     check_tree(ws)

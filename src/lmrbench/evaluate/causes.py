@@ -1,19 +1,23 @@
 """Tell environment failures from model failures in a test run's output. Pure functions over text.
 
 Only runs that did not pass are classified. A run whose output shows the environment kept the test from measuring
-anything (a module not installed, a hub download refused, no GPU, a fixture that is missing or an LFS pointer) is
-an `error` with that cause; anything else stays `failed`.
+anything (a module not installed that trusted evidence says the environment lacks, a hub download refused, no GPU,
+a fixture that is missing or an LFS pointer) is an `error` with that cause; anything else stays `failed`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 
 from lmrbench.records import ErrorCause
 from lmrbench.tasks.fixture_refs import FixtureRef, FixtureState
 
-MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
+# The one pattern for a module that could not be imported (probe, pytest and legacy grading all use it). Text
+# matching it is never evidence by itself: `missing_module` also needs the module in the trusted `lacking` set
+# (evidence.py), since a candidate can raise or print this message itself.
+MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 NETWORK = re.compile(
     r"huggingface\.co|Temporary failure in name resolution|Network is unreachable|Failed to establish a new "
     r"connection|LocalEntryNotFoundError|We couldn't connect to|OfflineModeIsEnabled|offline mode is enabled|"
@@ -38,12 +42,21 @@ class Cause:
     reason: str
 
 
-def _missing_module(text: str, workspace_modules: set[str]) -> Cause | None:
-    for match in MISSING_MODULE.finditer(text):
-        name = match.group(1)
-        if name.split(".")[0] not in workspace_modules:
-            return Cause(ErrorCause.MISSING_MODULE, f"environment: module '{name}' is not installed")
+def missing_module(texts: list[str], lacking: Container[str]) -> str | None:
+    """The first module the texts say could not be imported that the trusted evidence says the environment lacks
+    (its top-level name in `lacking`); None when there is none."""
+    for text in texts:
+        for match in MISSING_MODULE.finditer(text):
+            if match.group(1).split(".")[0] in lacking:
+                return match.group(1)
     return None
+
+
+def _missing_module(text: str, lacking: Container[str]) -> Cause | None:
+    name = missing_module([text], lacking)
+    if name is None:
+        return None
+    return Cause(ErrorCause.MISSING_MODULE, f"environment: module '{name}' is not installed")
 
 
 def _fixture(text: str, refs: list[FixtureRef]) -> Cause | None:
@@ -75,10 +88,11 @@ def _import_failure(text: str, workspace: str) -> Cause | None:
                  f"({(last[-1] if last else 'see the log')[:160]})")
 
 
-def classify_output(text: str, workspace_modules: set[str], refs: list[FixtureRef], workspace: str = "\0"
+def classify_output(text: str, lacking: Container[str], refs: list[FixtureRef], workspace: str = "\0"
                     ) -> Cause | None:
-    """The environment cause visible in a failed run's output, or None when it looks like a model failure."""
-    found = _missing_module(text, workspace_modules) or _fixture(text, refs)
+    """The environment cause visible in a failed run's output, or None when it looks like a model failure.
+    A missing module counts only when it is in `lacking` (trusted evidence, see evidence.py)."""
+    found = _missing_module(text, lacking) or _fixture(text, refs)
     if found:
         return found
     net = NETWORK.search(text)

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-import re
+from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lmrbench.evaluate.causes import missing_module
 from lmrbench.evaluate.probes import (
     ProbeData,
     check_cases,
     expected_path,
-    missing_module,
+    finite_seconds,
     parse_probe_output,
     read_capped,
     read_probe_output,
+    reported_missing,
     task_checks,
 )
 from lmrbench.records import LegacyVerdict, Status
@@ -29,7 +31,6 @@ def workspace_modules(ws: Path) -> set[str]:
     return {p.stem if p.is_file() else p.name for p in ws.iterdir() if p.suffix == ".py" or p.is_dir()}
 
 MAX_LEGACY_LOG_BYTES = 64 * 1024 * 1024
-MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 
 @dataclass(frozen=True)
@@ -42,12 +43,8 @@ class Grade:
     failures: list[str] = field(default_factory=list)
 
 
-def _missing_module(errors: list[dict[str, Any]], workspace_modules: set[str]) -> str | None:
-    for err in errors:
-        match = MISSING_MODULE.search(err.get("longrepr", ""))
-        if match and match.group(1).split(".")[0] not in workspace_modules:
-            return match.group(1)
-    return None
+def _missing_module(errors: list[dict[str, Any]], lacking: Container[str]) -> str | None:
+    return missing_module([str(err.get("longrepr", "")) for err in errors if isinstance(err, dict)], lacking)
 
 
 def grade(
@@ -55,12 +52,13 @@ def grade(
     nonce: str,
     exit_code: int | None,
     timed_out: bool,
-    workspace_modules: set[str],
+    lacking: Container[str],
 ) -> Grade:
     """Grade one pytest run.
 
     Passed needs all of: the plugin's results carrying the harness's nonce, at least one test, every test
-    passed, no collection error, pytest's own exit status 0 and the process exit code 0.
+    passed, no collection error, pytest's own exit status 0 and the process exit code 0. A collection error
+    naming a missing module is an `error` only when that module is in `lacking` (trusted evidence).
     """
     if timed_out:
         return Grade(Status.TIMEOUT, 0, 0, 0.0, "wall-clock timeout")
@@ -71,8 +69,8 @@ def grade(
     errors = results.get("collect_errors") or []
     passed = sum(1 for t in tests if t.get("outcome") == "passed")
     total = len(tests)
-    duration = round(sum(float(t.get("duration", 0.0)) for t in tests), 3)
-    missing = _missing_module(errors, workspace_modules)
+    duration = round(sum(finite_seconds(t.get("duration", 0.0)) for t in tests if isinstance(t, dict)), 3)
+    missing = _missing_module(errors, lacking)
     if missing:
         return Grade(Status.ERROR, passed, total, duration, f"environment: module '{missing}' is not installed")
     ok = total > 0 and passed == total and not errors and results.get("exitstatus") == 0 and exit_code == 0
@@ -112,8 +110,9 @@ def load_expected(task: Task, probe_rel: str) -> ProbeData:
 
 
 def grade_probe_data(task: Task, probe_rel: str, got: ProbeData, exit_code: int | None, timed_out: bool,
-                     workspace_modules: set[str]) -> Grade:
-    """Grade a probe run's data against the reference's outputs and the task's checks (pure, no sandbox)."""
+                     lacking: Container[str]) -> Grade:
+    """Grade a probe run's data against the reference's outputs and the task's checks (pure, no sandbox). A
+    missing module makes it an `error` only when the module is in `lacking` (trusted evidence, evidence.py)."""
     want = load_expected(task, probe_rel)
     if want.problem or not want.cases:
         return Grade(Status.ERROR, 0, 0, 0.0, f"task: {want.problem or 'no expected cases'}")
@@ -126,7 +125,7 @@ def grade_probe_data(task: Task, probe_rel: str, got: ProbeData, exit_code: int 
     passed = sum(r.passed for r in results)
     failures = [f"{r.name}: {r.reason}" for r in results if not r.passed][:MAX_FAILURES]
     duration = round(sum(c.seconds for c in got.cases.values()), 3)
-    missing = missing_module(got, workspace_modules)
+    missing = reported_missing(got, lacking)
     if timed_out:
         return Grade(Status.TIMEOUT, passed, total, duration, "wall-clock timeout", failures)
     if missing and passed < total:
@@ -144,9 +143,9 @@ def grade_probe_data(task: Task, probe_rel: str, got: ProbeData, exit_code: int 
 
 
 def grade_probe(task: Task, probe_rel: str, outputs: Path, exit_code: int | None, timed_out: bool,
-                workspace_modules: set[str]) -> Grade:
+                lacking: Container[str]) -> Grade:
     """Grade a finished probe run from the data file it left."""
-    return grade_probe_data(task, probe_rel, read_probe_output(outputs), exit_code, timed_out, workspace_modules)
+    return grade_probe_data(task, probe_rel, read_probe_output(outputs), exit_code, timed_out, lacking)
 
 
 def legacy_verdict(log: Path, exit_code: int | None, root: Path | None = None) -> LegacyVerdict:

@@ -3,8 +3,9 @@ graded by the original's log rule and, strictly, by the log rule plus exit code 
 
 What the environment decides is told apart from what the prediction decides: a task without a repository, a
 missing test file or a test fixture that is a Git-LFS pointer refuses the run before it starts; after a run that
-did not pass, a package that could not be installed, a module not installed, a refused hub download or a missing
-GPU makes the result an `error` with that cause instead of `failed`.
+did not pass, a package that could not be installed, a module not installed (one the reference's run imports, which
+the harness itself finds absent: evidence.py), a refused hub download or a missing GPU makes the result an `error`
+with that cause instead of `failed`.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Container
 from pathlib import Path
 from typing import Any
 
 from lmrbench.evaluate.causes import Cause, classify_output
-from lmrbench.evaluate.grading import legacy_verdict, workspace_modules
+from lmrbench.evaluate.grading import legacy_verdict
 from lmrbench.records import ErrorCause, LegacyVerdict, Status
 from lmrbench.safefs import read_tail
 from lmrbench.tasks.fixture_refs import FixtureRef, FixtureState, fixture_refs
@@ -88,10 +90,12 @@ def refusal(cause: Cause, log: Path) -> dict[str, Any]:
     return dict(status=Status.ERROR, cause=cause.cause, reason=cause.reason, tests_passed=0, tests_total=1)
 
 
-def _not_passed(task: Task, ws: Path, output: str, refs: list[FixtureRef]) -> Cause | None:
+def _not_passed(task: Task, ws: Path, output: str, refs: list[FixtureRef], lacking: Container[str]
+                ) -> Cause | None:
     """The environment cause of a run that did not pass: what its output shows, else a requirement that could not
-    be installed; either way the requirements that failed are named."""
-    seen = classify_output(output, workspace_modules(ws), refs, str(ws.resolve()) + os.sep)
+    be installed; either way the requirements that failed are named. A missing module counts only when the
+    trusted evidence (`lacking`, evidence.py) says the reference's run needs it and the environment lacks it."""
+    seen = classify_output(output, lacking, refs, str(ws.resolve()) + os.sep)
     if task.env is None or not task.env.failed:
         return seen
     failed = "could not install " + ", ".join(task.env.failed)
@@ -111,7 +115,7 @@ def prepare_logs(impl: Implementation, ws: Path) -> None:
 
 
 def legacy_fields(task: Task, impl: Implementation, ws: Path, log: Path, exit_code: int | None,
-                  timed_out: bool) -> dict[str, Any]:
+                  timed_out: bool, lacking: Container[str]) -> dict[str, Any]:
     """Grade one finished original-layout run: the Evaluation fields it decides."""
     test = Path(impl.unit_test_file)
     logs_dir = ws / test.parent / "logs"
@@ -124,7 +128,7 @@ def legacy_fields(task: Task, impl: Implementation, ws: Path, log: Path, exit_co
     if verdict.strict:
         return fields | dict(status=Status.PASSED, reason="")
     why = f"legacy: log_rule={verdict.log_rule}, exit code {exit_code}"
-    cause = _not_passed(task, ws, _read_tail(log), fixture_refs(task.repo_dir, impl.unit_test_file))
+    cause = _not_passed(task, ws, _read_tail(log), fixture_refs(task.repo_dir, impl.unit_test_file), lacking)
     if cause is not None:
         return fields | dict(status=Status.ERROR, cause=cause.cause, reason=f"{cause.reason} ({why})")
     return fields | dict(status=Status.FAILED, reason=why)

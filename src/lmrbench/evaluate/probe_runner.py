@@ -14,6 +14,8 @@ Output: one JSON line per case, written and flushed as each case ends, then a cl
     {"module": FILE, "status": "import_error", "raised": [...], "message": "..."}
     {"done": true, "cases": N}
 Arrays are {"t": "array", "dtype": ..., "shape": [...], "b64": raw little-endian bytes}; no pickle anywhere.
+Dtype, shape and bytes are read from a plain copy (a base torch.Tensor or numpy ndarray over the same data), never
+from the candidate's object: a subclass that overrides `dtype` cannot relabel its values.
 
 Usage: python -P lmrbench_probe.py --out OUT.jsonl --root REPO PROBE_FILE [PROBE_FILE ...]
 """
@@ -82,8 +84,24 @@ def _array(arr, dtype_name):
             "b64": base64.b64encode(arr.tobytes()).decode("ascii")}
 
 
-def _tensor(value):
-    t = value.detach().cpu()
+def _plain_tensor(value, torch):
+    """A base torch.Tensor over the candidate's storage, detached, on the CPU: dtype, shape and bytes are read from
+    it, never from the candidate's object (a subclass can override `dtype`, `shape` or `__torch_function__`)."""
+    disable = getattr(getattr(torch, "_C", None), "DisableTorchFunctionSubclass", None)
+    if disable is None:
+        return torch.Tensor.as_subclass(value, torch.Tensor).detach().cpu()
+    with disable():
+        return torch.Tensor.as_subclass(value, torch.Tensor).detach().cpu()
+
+
+def _plain_array(value, np):
+    """A base ndarray over the same data (a view of an ndarray subclass, a numpy scalar as a 0-d array): its dtype
+    is the data's, whatever the subclass's `dtype` property says."""
+    return np.asarray(value)
+
+
+def _tensor(value, torch):
+    t = _plain_tensor(value, torch)
     name = str(t.dtype).replace("torch.", "")
     if t.is_complex():
         t = t.resolve_conj()
@@ -118,11 +136,13 @@ def _encode(value, key, out):
     torch = sys.modules.get("torch")
     np = sys.modules.get("numpy")
     if torch is not None and isinstance(value, torch.Tensor):
-        out[key] = _tensor(value)
+        out[key] = _tensor(value, torch)
     elif torch is not None and isinstance(value, torch.dtype):
         out[key] = {"t": "str", "v": str(value)}
-    elif np is not None and isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biufc":
-        out[key] = _array(np.asarray(value), str(np.asarray(value).dtype))
+    elif np is not None and isinstance(value, (np.ndarray, np.generic)):
+        arr = _plain_array(value, np)
+        out[key] = _array(arr, str(arr.dtype)) if arr.dtype.kind in "biufc" else {
+            "t": "unsupported", "v": type(value).__name__}
     elif isinstance(value, (list, tuple)):
         out[key] = {"t": "seq", "n": len(value)}
         for i, item in enumerate(value):

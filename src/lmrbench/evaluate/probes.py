@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import math
-import re
+from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -16,13 +16,13 @@ import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
 from lmrbench.checks import CheckFailed, CheckSet, load_checks, matches
+from lmrbench.evaluate.causes import missing_module
 from lmrbench.safefs import read_file
 
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024
 MAX_LINE_BYTES = 32 * 1024 * 1024
 MAX_ARRAY_ELEMENTS = 20_000_000
 ARRAY_DTYPES = {"|b1", "|i1", "|u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8", "<f2", "<f4", "<f8", "<c8", "<c16"}
-MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 Value = np.ndarray | int | float | bool | str | None | tuple[str, Any]
 
@@ -142,6 +142,16 @@ def array_dtypes(raw_outputs: dict[str, Any]) -> dict[str, str]:
     return {k: str(v.get("dtype")) for k, v in raw_outputs.items() if isinstance(v, dict) and v.get("t") == "array"}
 
 
+def finite_seconds(value: Any) -> float:
+    """A duration the candidate's process reported, as a finite non-negative number (0.0 when it is not one): a
+    NaN, an infinity or text never reaches a record."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return 0.0
+    return seconds if math.isfinite(seconds) and seconds >= 0 else 0.0
+
+
 def _case_from_row(row: dict[str, Any]) -> CaseData:
     name = str(row["case"])[:300]
     spec = CaseSpec.model_validate(row.get("spec") or {})
@@ -152,10 +162,10 @@ def _case_from_row(row: dict[str, Any]) -> CaseData:
         outputs: dict[str, Value] = {str(k)[:300]: decode_value(v) for k, v in raw.items()}
         for k, dt in array_dtypes(raw).items():
             outputs[f"{k}#dtype"] = dt
-        return CaseData(name, "ok", outputs, seconds=float(row.get("seconds", 0.0)), spec=spec)
+        return CaseData(name, "ok", outputs, seconds=finite_seconds(row.get("seconds", 0.0)), spec=spec)
     raised = [str(t)[:100] for t in row.get("raised", [])][:50]
     return CaseData(name, "raised", raised=raised, message=str(row.get("message", ""))[:500],
-                    seconds=float(row.get("seconds", 0.0)), spec=spec)
+                    seconds=finite_seconds(row.get("seconds", 0.0)), spec=spec)
 
 
 def parse_probe_output(data: bytes) -> ProbeData:
@@ -305,14 +315,11 @@ def check_cases(got: ProbeData, want: ProbeData, checks: CheckSet) -> list[CaseR
     return results
 
 
-def missing_module(data: ProbeData, workspace_modules: set[str]) -> str | None:
-    """A third-party module the environment lacks (an environment error, not the candidate's failure)."""
+def reported_missing(data: ProbeData, lacking: Container[str]) -> str | None:
+    """A module the run reports missing that the trusted evidence says the environment lacks (an environment
+    error, not the candidate's failure); a message alone is never enough."""
     messages = list(data.import_errors) + [c.message for c in data.cases.values() if "ModuleNotFoundError" in c.raised]
-    for text in messages:
-        match = MISSING_MODULE.search(text)
-        if match and match.group(1).split(".")[0] not in workspace_modules:
-            return match.group(1)
-    return None
+    return missing_module(messages, lacking)
 
 
 def expected_path(tests_dir: Path, probe_rel: str) -> Path:

@@ -41,7 +41,7 @@ def regrade_one(ev: Evaluation, tasks: TaskSet, run_dir: Path) -> Evaluation:
         return ev.model_copy(update={"status": Status.ERROR, "reason": f"regrade: no run facts beside {outputs}"})
     task, impl = tasks.resolve(ev.instance_id)
     g = grade_probe_data(task, impl.unit_test_file, read_probe_output(outputs), facts.exit_code, facts.timed_out,
-                         set(facts.workspace_modules))
+                         set(facts.lacking))
     reason = with_notes(g.reason, facts.limits_hit, facts.tampered)
     return ev.model_copy(update={"status": g.status, "tests_passed": g.passed, "tests_total": g.total,
                                  "tests_duration_s": g.tests_duration_s, "reason": reason, "failures": g.failures})

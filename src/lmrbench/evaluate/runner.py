@@ -24,9 +24,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from lmrbench.evaluate.apply import InvalidPrediction, apply_prediction, make_workspace, restore_protected
+from lmrbench.evaluate.apply import (
+    PREPARE_TIME_LIMIT_S,
+    InvalidPrediction,
+    apply_prediction,
+    make_workspace,
+    restore_protected,
+)
 from lmrbench.evaluate.candidate import from_applied
 from lmrbench.evaluate.causes import Cause
+from lmrbench.evaluate.evidence import Lacking
 from lmrbench.evaluate.grading import grade, grade_probe, workspace_modules
 from lmrbench.evaluate.legacy import legacy_command, legacy_fields, preflight, prepare_logs, refusal
 from lmrbench.evaluate.probes import read_capped
@@ -73,10 +80,15 @@ class EvalConfig(BaseModel):
     repo_root: Path | None = Field(
         default=None, description="repo_dir predictions are read only under this folder; None rejects them."
     )
+    prepare_timeout_s: float = Field(
+        default=PREPARE_TIME_LIMIT_S, gt=0, description="Applying one prediction (splicing, `git apply`, copying a "
+        "repo_dir) may take at most this long; past it the prediction is invalid_prediction with that reason.",
+    )
 
     def settings_hash(self) -> str:
-        """What in the settings can change a verdict (timeouts, limits, isolation), for evaluation keys."""
-        body = self.model_dump(mode="json", exclude={"keep_workspaces", "path", "repo_root"})
+        """What in the settings can change a verdict (timeouts, limits, isolation), for evaluation keys. The
+        preparation time limit is left out: an honest prediction applies in well under a second."""
+        body = self.model_dump(mode="json", exclude={"keep_workspaces", "path", "repo_root", "prepare_timeout_s"})
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -237,7 +249,7 @@ def prepare(task: Task, impl: Implementation, pred: Prediction, item_dir: Path, 
             return p
     try:
         make_workspace(task, p.ws)
-        apply_prediction(pred, p.ws, config.repo_root)
+        apply_prediction(pred, p.ws, config.repo_root, config.prepare_timeout_s)
         p.tampered = restore_protected(task, p.ws)
         p.candidate = _applied_candidate(p)
     except InvalidPrediction as exc:
@@ -315,10 +327,16 @@ def run_cold(p: Prepared, sandbox: Sandbox) -> RunResult:
     return RunResult(res.exit_code, res.timed_out, res.duration_s, res.isolation, res.path, list(res.limits_hit))
 
 
-def _grade_fields(p: Prepared, r: RunResult) -> dict[str, Any]:
+def _grade_fields(p: Prepared, r: RunResult, lacking: Lacking) -> dict[str, Any]:
+    """The verdict's fields; a duration the candidate's process reported never exceeds the harness's own timing."""
+    fields = _graded(p, r, lacking)
+    fields["tests_duration_s"] = min(fields.get("tests_duration_s", 0.0), round(r.duration_s, 3))
+    return fields
+
+
+def _graded(p: Prepared, r: RunResult, lacking: Lacking) -> dict[str, Any]:
     if p.grading is Grading.PROBE:
-        g = grade_probe(p.task, p.impl.unit_test_file, p.out / "outputs.jsonl", r.exit_code, r.timed_out,
-                        workspace_modules(p.ws))
+        g = grade_probe(p.task, p.impl.unit_test_file, p.out / "outputs.jsonl", r.exit_code, r.timed_out, lacking)
         return dict(status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
                     reason=g.reason, failures=g.failures)
     if p.grading is Grading.PYTEST:
@@ -328,10 +346,10 @@ def _grade_fields(p: Prepared, r: RunResult) -> dict[str, Any]:
             results = results if within_depth(results, MAX_DEPTH) else None
         except (ValueError, RecursionError, MemoryError):
             results = None
-        g = grade(results, p.nonce, r.exit_code, r.timed_out, workspace_modules(p.ws))
+        g = grade(results, p.nonce, r.exit_code, r.timed_out, lacking)
         return dict(status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
                     reason=g.reason, forgeable=True)
-    return legacy_fields(p.task, p.impl, p.ws, p.log, r.exit_code, r.timed_out)
+    return legacy_fields(p.task, p.impl, p.ws, p.log, r.exit_code, r.timed_out, lacking)
 
 
 def with_notes(reason: str, limits_hit: list[str], tampered: int) -> str:
@@ -361,14 +379,14 @@ def _keep_candidate(p: Prepared) -> str:
     return str(dest)
 
 
-def _keep_outputs(p: Prepared, r: RunResult) -> str:
+def _keep_outputs(p: Prepared, r: RunResult, lacking: Lacking) -> str:
     """Keep the probe data beside the log (capped) with what else grading used, so that a finished run can be
     re-graded from disk without a sandbox (`lmrbench evaluate --regrade`)."""
     dest = p.log.with_suffix(".outputs.jsonl")
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_bytes(read_capped(p.out / "outputs.jsonl", KEPT_OUTPUT_BYTES) or b"")
     run = RunFacts(exit_code=r.exit_code, timed_out=r.timed_out, workspace_modules=sorted(workspace_modules(p.ws)),
-                   limits_hit=r.limits_hit, tampered=len(p.tampered))
+                   limits_hit=r.limits_hit, tampered=len(p.tampered), lacking=lacking.known())
     dest.with_suffix(".run.json").write_text(run.model_dump_json())
     return str(dest)
 
@@ -381,6 +399,9 @@ class RunFacts(BaseModel):
     workspace_modules: list[str]
     limits_hit: list[str] = Field(default_factory=list)
     tampered: int = 0
+    lacking: list[str] = Field(default_factory=list, description="Modules the reference's run needs that the "
+                               "environment lacked (trusted evidence for a missing-module error), when grading "
+                               "looked.")
 
 
 def finish(p: Prepared, r: RunResult | None, started: float) -> Evaluation:
@@ -390,9 +411,10 @@ def finish(p: Prepared, r: RunResult | None, started: float) -> Evaluation:
         return Evaluation(**p.base_fields(), **refusal(p.refused, p.log), duration_s=duration)
     if p.invalid or r is None:
         return Evaluation(**p.base_fields(), status=Status.INVALID, reason=p.invalid, duration_s=duration)
-    fields = _grade_fields(p, r)
+    lacking = Lacking(p.task, p.impl)
+    fields = _grade_fields(p, r, lacking)
     fields["reason"] = with_notes(fields["reason"], r.limits_hit, len(p.tampered))
-    outputs = _keep_outputs(p, r) if p.grading is Grading.PROBE else ""
+    outputs = _keep_outputs(p, r, lacking) if p.grading is Grading.PROBE else ""
     return Evaluation(**p.base_fields(), **fields, exit_code=r.exit_code, isolation=r.isolation,
                       duration_s=duration, run_path=r.path, outputs_path=outputs, candidate_path=_keep_candidate(p))
 
