@@ -22,7 +22,7 @@ from inspect_ai.util import (
     SandboxEnvironmentConfigType,
     sandboxenv,
 )
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from lmrbench.external import export_workspaces
 from lmrbench.integrations.inspect.dataset import full_taskset
@@ -38,7 +38,9 @@ READ = '[ -e "$1" ] || exit 20; [ ! -d "$1" ] || exit 21; cat -- "$1" > "$2"'
 
 
 class LmrbenchSandboxConfig(BaseModel):
-    """How the `lmrbench` sandbox environment makes and runs each sample's workspace."""
+    """How the `lmrbench` sandbox environment makes and runs each sample's workspace (frozen: Inspect hashes it)."""
+
+    model_config = ConfigDict(frozen=True)
 
     tasks: Path | None = Field(default=None, description="Task folder; None: the built-in suite.")
     paper: PaperMode = Field(default="full", description="full: paper.md holds the paper text; withheld: a note.")
