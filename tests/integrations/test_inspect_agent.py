@@ -19,7 +19,6 @@ from inspect_ai.scorer import CORRECT, INCORRECT
 from lmrbench.evaluate.batch import evaluate_predictions
 from lmrbench.integrations.inspect.logs import predictions_from_log
 from lmrbench.integrations.inspect.sandbox import LmrbenchSandbox, LmrbenchSandboxConfig
-from lmrbench.integrations.inspect.tasks import agent
 from lmrbench.records import Status
 from lmrbench.tasks.loader import load_tasks
 from tests.conftest import GOLDEN, write_task
@@ -63,8 +62,8 @@ def two_toys(tmp_path: Path) -> Path:
 def test_react_agent_runs_in_our_sandbox_and_its_workspace_is_scored(two_toys, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-for-the-sandbox")
     model = get_model("mockllm/model", custom_outputs=scripted_agent(two_toys))
-    (log,) = inspect_eval(agent(tasks=str(two_toys), split="all"), model=model, log_dir=str(tmp_path / "logs"),
-                          display="none")
+    (log,) = inspect_eval("lmrbench/agent", task_args={"tasks": str(two_toys), "split": "all"}, model=model,
+                          log_dir=str(tmp_path / "logs"), display="none")
     assert log.status == "success", log.error
     samples = {s.metadata["instance_id"]: s for s in log.samples or []}
     assert sorted(samples) == ["toy/1", "toy2/1"]

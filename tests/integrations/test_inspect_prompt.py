@@ -23,7 +23,7 @@ from lmrbench.cli import app
 from lmrbench.integrations.inspect.dataset import Selection, dataset, patterns
 from lmrbench.integrations.inspect.logs import predictions_from_log
 from lmrbench.papers import WITHHELD, paper_text
-from lmrbench.records import Status
+from lmrbench.records import Prediction, Status
 from lmrbench.solvers.builtin import reference_prediction
 from lmrbench.solvers.prompt import build_prompt
 from lmrbench.tasks.loader import TaskSet, load_tasks
@@ -161,6 +161,8 @@ def test_scorer_verdicts_equal_lmrbench_evaluate_and_from_inspect_round_trips(tm
     lines = [json.loads(line) for line in preds_file.read_text().splitlines()]
     assert sorted(p["instance_id"] for p in lines) == sorted(kinds)
     assert {p["model"] for p in lines} == {"mockllm/model"}
+    scored = {k: Prediction.model_validate(v["prediction"]).content_hash() for k, v in scores.items()}
+    assert {p["instance_id"]: Prediction.model_validate(p).content_hash() for p in lines} == scored
     res = CliRunner().invoke(app, ["evaluate", "--predictions", str(preds_file), "--run-dir", str(tmp_path / "run"),
                                    "--workers", "2", "--json"])
     assert res.exit_code == 0, res.output
