@@ -9,12 +9,13 @@ write elsewhere. The scorer reads the final workspace from `LmrbenchSandbox.work
 
 from __future__ import annotations
 
-import asyncio
+import itertools
 import shutil
 import tempfile
 from pathlib import Path
 from typing import Literal, Union, overload
 
+import anyio
 from inspect_ai.util import (
     ExecResult,
     OutputLimitExceededError,
@@ -60,7 +61,7 @@ class LmrbenchSandbox(SandboxEnvironment):
         super().__init__()
         self.workspace, self.scratch, self.config = workspace, scratch, config
         self.backend = LocalSandbox(SandboxConfig(isolation=config.isolation))
-        self._calls = 0
+        self._calls = itertools.count(1)  # next() is atomic: parallel tool calls get distinct folders
 
     @classmethod
     def config_deserialize(cls, config: dict[str, object]) -> BaseModel:
@@ -92,8 +93,7 @@ class LmrbenchSandbox(SandboxEnvironment):
                 shutil.rmtree(env.scratch, ignore_errors=True)
 
     def _call_dir(self) -> Path:
-        self._calls += 1
-        path = self.scratch / "calls" / f"{self._calls:05d}"
+        path = self.scratch / "calls" / f"{next(self._calls):05d}"
         path.mkdir(parents=True)
         path.parent.chmod(0o711)
         path.chmod(0o755)
@@ -120,13 +120,13 @@ class LmrbenchSandbox(SandboxEnvironment):
                    timeout_retry: bool = True, concurrency: bool = True) -> ExecResult[str]:
         if user is not None:
             raise PermissionError(f"the lmrbench sandbox runs every command as its own unprivileged user, not {user!r}")
-        code, timed_out, output = await asyncio.to_thread(self._run, cmd, input, cwd, env, timeout, [])
+        code, timed_out, output = await anyio.to_thread.run_sync(self._run, cmd, input, cwd, env, timeout, [])
         if timed_out:
             raise TimeoutError(f"command timed out after {timeout or self.config.command_timeout_s} s")
         return ExecResult(success=code == 0, returncode=code if code is not None else -9, stdout=output, stderr="")
 
     async def write_file(self, file: str, contents: str | bytes) -> None:
-        code, timed_out, output = await asyncio.to_thread(
+        code, timed_out, output = await anyio.to_thread.run_sync(
             self._run, [BASH, "-c", WRITE, "write", file], contents, None, None, None, [])
         _raise_for(code, timed_out, file, output)
 
@@ -139,7 +139,7 @@ class LmrbenchSandbox(SandboxEnvironment):
     async def read_file(self, file: str, text: bool = True) -> Union[str | bytes]:  # noqa: UP007 (as Inspect's)
         out = self._call_dir()
         target = out / "content"
-        code, timed_out, output = await asyncio.to_thread(
+        code, timed_out, output = await anyio.to_thread.run_sync(
             self._run, [BASH, "-c", READ, "read", file, str(target)], None, None, None, None, [out])
         _raise_for(code, timed_out, file, output)
         data = self._read_out(target)
