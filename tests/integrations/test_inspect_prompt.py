@@ -175,7 +175,7 @@ def test_scorer_verdicts_equal_lmrbench_evaluate_and_from_inspect_round_trips(tm
 
 
 def test_from_inspect_re_extracts_unscored_prompt_samples_exactly(tmp_path):
-    """A log scored without our scorer: the completion is extracted as the scorer would have."""
+    """A log (.json this time) scored without our scorer: the completion is extracted as the scorer would."""
     ts = load_tasks().restrict(["dpo"])
     impl = ts.instances()[0]
     answers = {user_prompt(ts.task("dpo"), impl): reference_answer(ts.task("dpo"), impl)}
@@ -184,8 +184,8 @@ def test_from_inspect_re_extracts_unscored_prompt_samples_exactly(tmp_path):
 
     task = prompt(task="dpo/1")
     task.scorer = None
-    (log,) = inspect_eval(task, model=model, log_dir=str(tmp_path), display="none", score=False)
-    assert log.status == "success"
+    (log,) = inspect_eval(task, model=model, log_dir=str(tmp_path), display="none", score=False, log_format="json")
+    assert log.status == "success" and log.location.endswith(".json")
     got = predictions_from_log(Path(log.location), load_tasks())
     assert got.problems == [] and got.model == "mockllm/model"
     (pred,) = got.predictions
