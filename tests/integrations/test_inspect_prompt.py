@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from lmrbench.cli import app
 from lmrbench.integrations.inspect.dataset import Selection, dataset, patterns
 from lmrbench.integrations.inspect.logs import predictions_from_log
+from lmrbench.models.base import ModelSettings
 from lmrbench.papers import WITHHELD, paper_text
 from lmrbench.records import Prediction, Status
 from lmrbench.solvers.builtin import reference_prediction
@@ -100,6 +101,10 @@ def test_dataset_holds_the_exact_prompt_and_the_selection():
     assert [s.metadata["instance_id"] for s in picked] == [i.instance_id for i in ts.task(impl.task_id).implementations]
     withheld = dataset(Selection(task=[impl.instance_id], paper="withheld"), "prompt")[0]
     assert WITHHELD in withheld.input[1].text and withheld.metadata["paper_source"] == "withheld"
+    from lmrbench.integrations.inspect.tasks import prompt
+
+    config = prompt(task=impl.instance_id).config  # lmrbench's model defaults unless Inspect's options say else
+    assert (config.temperature, config.max_tokens) == (ModelSettings().temperature, ModelSettings().max_tokens)
 
 
 def test_mock_model_answering_with_the_references_scores_every_lite_implementation_correct(tmp_path):

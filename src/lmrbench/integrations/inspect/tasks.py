@@ -12,6 +12,7 @@ from pathlib import Path
 
 from inspect_ai import Task, task
 from inspect_ai.agent import react
+from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 from inspect_ai.tool import bash
 from inspect_ai.util import SandboxEnvironmentSpec
@@ -19,8 +20,15 @@ from inspect_ai.util import SandboxEnvironmentSpec
 from lmrbench.integrations.inspect.dataset import Selection, SplitName, dataset, patterns
 from lmrbench.integrations.inspect.sandbox import LmrbenchSandboxConfig
 from lmrbench.integrations.inspect.scorer import ExecPath, lmrbench_scorer
+from lmrbench.models.base import ModelSettings
 from lmrbench.papers import PaperMode
 from lmrbench.sandbox import IsolationLevel
+
+
+def _generate_config() -> GenerateConfig:
+    """lmrbench's model defaults (temperature 0, 4096 answer tokens); Inspect's own options override them."""
+    ours = ModelSettings()
+    return GenerateConfig(temperature=ours.temperature, max_tokens=ours.max_tokens)
 
 
 def _selection(split: SplitName | None, select: str | list[str] | None, paper: PaperMode, tasks: str | None,
@@ -37,7 +45,8 @@ def prompt(split: SplitName | None = None, task: str | list[str] | None = None, 
     """Standard prompting: the exact prompt-v1 messages, one completion, our extraction and evaluation."""
     sel = _selection(split, task, paper, tasks, papers_dir)
     return Task(dataset=dataset(sel, "prompt"), solver=generate(),
-                scorer=lmrbench_scorer("prompt", tasks, workers, eval_path, isolation, timeout, run_dir))
+                scorer=lmrbench_scorer("prompt", tasks, workers, eval_path, isolation, timeout, run_dir),
+                config=_generate_config())
 
 
 @task
@@ -52,4 +61,5 @@ def agent(split: SplitName | None = None, task: str | list[str] | None = None, p
                                 command_timeout_s=command_timeout)
     return Task(dataset=dataset(sel, "agent"), solver=react(tools=[bash(timeout=command_timeout)]),
                 scorer=lmrbench_scorer("agent", tasks, workers, eval_path, isolation, timeout, run_dir),
-                sandbox=SandboxEnvironmentSpec("lmrbench", box), message_limit=max_messages, time_limit=time_limit)
+                sandbox=SandboxEnvironmentSpec("lmrbench", box), message_limit=max_messages, time_limit=time_limit,
+                config=_generate_config())
