@@ -24,7 +24,7 @@ from lmrbench.integrations.inspect.dataset import Selection, dataset, patterns
 from lmrbench.integrations.inspect.logs import predictions_from_log
 from lmrbench.models.base import ModelSettings
 from lmrbench.papers import WITHHELD, paper_text
-from lmrbench.records import Prediction, Status
+from lmrbench.records import Outcome, Prediction, Status
 from lmrbench.solvers.builtin import reference_prediction
 from lmrbench.solvers.prompt import build_prompt
 from lmrbench.tasks.loader import TaskSet, load_tasks
@@ -206,3 +206,33 @@ def test_from_inspect_refuses_a_file_that_is_not_a_log(tmp_path):
     assert "not a readable Inspect log" in res.output
     assert not (tmp_path / "p.jsonl").exists()
 
+
+
+def test_from_inspect_records_a_sample_inspect_could_not_finish_as_model_error(tmp_path):
+    """The toy tasks (no torch): toy/1 answered with its reference, toy2/1's request fails."""
+    from tests.conftest import write_task
+
+    root = tmp_path / "suite"
+    root.mkdir()
+    write_task(root, "toy")
+    info = write_task(root, "toy2") / "info.json"
+    info.write_text(info.read_text().replace("Implement add_scaled in calc/ops.py.", "The second toy."))
+    ts = load_tasks(root)
+    answers = {user_prompt(ts.task("toy"), ts.task("toy").implementation(1)):
+               reference_answer(ts.task("toy"), ts.task("toy").implementation(1))}
+    respond = scripted(answers)
+
+    def flaky(messages: list[ChatMessage], tools: object, choice: object, config: GenerateConfig) -> ModelOutput:
+        if any("The second toy." in m.text for m in messages if m.role == "user"):
+            raise RuntimeError("provider unavailable")
+        return respond(messages, tools, choice, config)
+
+    model = get_model("mockllm/model", custom_outputs=flaky)
+    (log,) = inspect_eval("lmrbench/prompt", task_args={"tasks": str(root), "split": "all"}, model=model,
+                          log_dir=str(tmp_path / "logs"), display="none", fail_on_error=False, retry_on_error=0)
+    got = predictions_from_log(Path(log.location), ts)
+    preds = {p.instance_id: p for p in got.predictions}
+    assert got.problems == [] and sorted(preds) == ["toy/1", "toy2/1"]
+    assert preds["toy/1"].functions is not None and preds["toy/1"].error is None
+    assert preds["toy2/1"].meta.outcome is Outcome.MODEL_ERROR
+    assert "provider unavailable" in (preds["toy2/1"].error or "")

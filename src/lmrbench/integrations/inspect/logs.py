@@ -1,7 +1,9 @@
 """An Inspect eval log (.eval or .json) back into lmrbench predictions, so that our reports and judge work on it.
 
 A sample the lmrbench scorer scored carries the exact prediction it evaluated; an unscored prompt-setting sample
-gets the prompt solver's extraction on its completion; anything else is an error prediction that says why.
+gets the prompt solver's extraction on its completion; a sample Inspect could not finish (provider failure,
+sandbox failure) is an error prediction with outcome model_error, as the prompt solver records a provider failure;
+anything else is an error prediction that says why.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 from inspect_ai.log import EvalSample, read_eval_log
 from pydantic import BaseModel, Field, ValidationError
 
-from lmrbench.records import Prediction, PredictionMeta
+from lmrbench.records import Outcome, Prediction, PredictionMeta
 from lmrbench.solvers.prompt import PROMPT_VERSION, answer_prediction
 from lmrbench.tasks.loader import TaskSet
 
@@ -47,9 +49,11 @@ def sample_prediction(ts: TaskSet, sample: EvalSample, model: str, origin: dict[
     if scored is not None:
         return _with_origin(Prediction.model_validate(scored), model, sample.epoch, origin)
     base = {"instance_id": impl.instance_id, "model": model, "sample": sample.epoch - 1}
-    if sample.error is not None:
-        return Prediction(**base, error=f"inspect sample error: {sample.error.message[:2000]}",
-                          meta=PredictionMeta.model_validate({"solver": meta.get("setting", "unknown"), **origin}))
+    if sample.error is not None:  # Inspect leaves such a sample unscored: never a verdict on the model's code
+        return Prediction(**base, error=f"inspect sample error (re-run it with `inspect eval-retry`): "
+                          f"{sample.error.message[:2000]}",
+                          meta=PredictionMeta.model_validate({"solver": meta.get("setting", "unknown"),
+                                                              "outcome": Outcome.MODEL_ERROR, **origin}))
     if meta.get("setting") == "prompt":
         info = {"solver": "prompt", "prompt_version": PROMPT_VERSION, "paper_source": meta.get("paper_source", ""),
                 "harness": "inspect", **origin}
