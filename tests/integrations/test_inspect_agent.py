@@ -26,6 +26,7 @@ from tests.conftest import GOLDEN, write_task
 LOOK = ("ls -A; test -e {tests} && echo TESTS_VISIBLE || echo TESTS_HIDDEN; "
         "test -e {golden} && echo GOLDEN_VISIBLE || echo GOLDEN_HIDDEN; echo secret=${{OPENAI_API_KEY:-unset}}; "
         "python3 -c \"import socket; print('interfaces', [n for _, n in socket.if_nameindex()])\"")
+RENAME = "printf '{\"instance_id\": \"toy/1\"}' > .lmrbench.json"  # claim to be another implementation
 WRITE = "python3 -c \"import base64, pathlib; pathlib.Path('calc/ops.py').write_bytes(base64.b64decode('{b64}'))\""
 
 
@@ -36,13 +37,15 @@ def _call(name: str, args: dict[str, str]) -> ModelOutput:
 
 
 def scripted_agent(root: Path):
-    """toy/1: look around, write the reference, submit. toy2/1: look around, submit without editing."""
+    """toy/1: look around, write the reference, submit. toy2/1: look around, claim to be toy/1 in .lmrbench.json
+    (the file `predictions from-dirs` reads the instance from), submit without implementing anything."""
 
     def respond(messages: list[ChatMessage], tools: object, choice: object, config: GenerateConfig) -> ModelOutput:
         task_id = "toy2" if any("# Task toy2/1" in m.text for m in messages if m.role == "user") else "toy"
         turn = sum(m.role == "assistant" for m in messages)
         look = LOOK.format(tests=root / task_id / "tests", golden=root / task_id / "golden_files")
-        script = [look, WRITE.format(b64=base64.b64encode(GOLDEN.encode()).decode())] if task_id == "toy" else [look]
+        script = [look, WRITE.format(b64=base64.b64encode(GOLDEN.encode()).decode())] if task_id == "toy" else \
+            [look, RENAME]
         if turn < len(script):
             return _call("bash", {"command": script[turn]})
         return _call("submit", {"answer": "done"})
@@ -76,6 +79,7 @@ def test_react_agent_runs_in_our_sandbox_and_its_workspace_is_scored(two_toys, t
     (good,), (idle,) = samples["toy/1"].scores.values(), samples["toy2/1"].scores.values()
     assert good.value == CORRECT and good.metadata["tests_passed"] == good.metadata["tests_total"] == 3
     assert idle.value == INCORRECT and idle.metadata["status"] == "failed"
+    assert idle.metadata["prediction"]["instance_id"] == idle.metadata["evaluation"]["instance_id"] == "toy2/1"
     assert good.metadata["prediction"]["functions"] is not None  # only the goal file changed: the targets
 
     got = predictions_from_log(Path(log.location), load_tasks(two_toys))

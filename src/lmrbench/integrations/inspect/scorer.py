@@ -7,11 +7,13 @@ workspace, read like `lmrbench predictions from-dirs`. The prediction goes into 
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import tempfile
 import threading
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import anyio
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accuracy, scorer, stderr
@@ -21,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from lmrbench.evaluate.executors import error_record
 from lmrbench.evaluate.runner import EvalConfig, evaluate_one, evaluation_key, shared_pool, task_hash
-from lmrbench.external import prediction_from_dir
+from lmrbench.external import META, prediction_from_dir
 from lmrbench.integrations.inspect.dataset import Setting, full_taskset
 from lmrbench.integrations.inspect.sandbox import LmrbenchSandbox
 from lmrbench.models.base import Usage
@@ -78,9 +80,25 @@ def _clear_scratch(ws: Path) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
-def workspace_prediction(ts: TaskSet, ws: Path, model: str, sample: int) -> Prediction:
+def _trusted_meta(ws: Path, metadata: dict[str, Any]) -> None:
+    """Rewrite the workspace's .lmrbench.json from the sample: the agent could have edited it to name another
+    implementation. Its processes are gone by now; the old entry is unlinked (a link is never followed)."""
+    path = ws / META
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+    body = {"instance_id": metadata["instance_id"], "goal_file": metadata["goal_file"],
+            "targets": metadata["targets"], "paper_source": metadata["paper_source"]}
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(body, fh, indent=2)
+
+
+def workspace_prediction(ts: TaskSet, ws: Path, metadata: dict[str, Any], model: str, sample: int) -> Prediction:
     """The final workspace, as `predictions from-dirs` reads it (the targets, else a diff)."""
     _clear_scratch(ws)
+    _trusted_meta(ws, metadata)
     pred = prediction_from_dir(ts, ws, model, sample)
     meta = pred.meta.model_dump() | {"source_dir": "", **HARNESS}
     return pred.model_copy(update={"meta": PredictionMeta.model_validate(meta)})
@@ -131,7 +149,7 @@ def lmrbench_scorer(setting: Setting = "prompt", tasks: str | None = None, worke
         if ws is None:
             pred = prompt_prediction(ts, state)
         else:
-            pred = workspace_prediction(ts, ws, str(state.model), state.epoch - 1)
+            pred = workspace_prediction(ts, ws, state.metadata, str(state.model), state.epoch - 1)
         with gate:
             if config.run_dir is not None:
                 return to_score(pred, evaluate(ts, pred, config, config.run_dir))
