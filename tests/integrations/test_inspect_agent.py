@@ -98,6 +98,7 @@ async def _sandbox_session(root: Path, secret: Path) -> dict[str, object]:
     try:
         seen["stdin"] = (await box.exec(["cat"], input="through stdin")).stdout
         seen["cwd"] = (await box.exec(["pwd"], cwd="calc")).stdout.strip()
+        seen["python_tool"] = (await box.exec(["bash", "--login", "-c", "python3 -"], input="print(6 * 7)")).stdout
         await box.write_file("notes/new.txt", "written")
         seen["read_back"] = await box.read_file("notes/new.txt")
         seen["on_host"] = (box.workspace / "notes" / "new.txt").read_text()
@@ -121,6 +122,7 @@ def test_sandbox_environment_files_exec_and_links_towards_the_host(two_toys, tmp
     seen = asyncio.run(_sandbox_session(two_toys, secret))
     assert seen["stdin"] == "through stdin"
     assert str(seen["cwd"]).endswith("/toy__1/calc")
+    assert seen["python_tool"] == "42\n"  # as Inspect's python() tool runs code: stdin to `python3 -`
     assert seen["read_back"] == seen["on_host"] == "written"
     assert seen["read_link"] == "FileNotFoundError"  # the link's target is not in the sandbox's view
     assert seen["write_link"] == "PermissionError" and secret.read_text() == "TOPSECRET"
