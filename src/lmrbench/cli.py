@@ -853,6 +853,34 @@ def predictions_from_openhands_cmd(
     out.print(f"{len(result.predictions)} prediction(s) ({errors} error) appended to {output}", highlight=False)
 
 
+@predictions_app.command("from-inspect")
+def predictions_from_inspect_cmd(
+    log: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="An Inspect eval log (.eval or .json).")],
+    output: Annotated[Path, typer.Option("--out", help="predictions.jsonl to append to.")],
+    tasks: TasksOpt = None,
+) -> None:
+    """Turn an Inspect eval log of lmrbench/prompt or lmrbench/agent into predictions (model name from the log)."""
+    try:
+        from lmrbench.integrations.inspect.logs import predictions_from_log
+    except ImportError as exc:
+        err.print(f"[red]error:[/red] {exc}; install the extra: pip install 'lmrbench[inspect]'", highlight=False)
+        raise typer.Exit(2) from exc
+    ts = _load(tasks, quiet=True)
+    try:
+        result = predictions_from_log(log, ts)
+    except (OSError, ValueError) as exc:
+        err.print(f"[red]error:[/red] {log}: not a readable Inspect log: {exc}", highlight=False)
+        raise typer.Exit(2) from exc
+    for problem in result.problems:
+        err.print(f"[yellow]skipped:[/yellow] {problem}", highlight=False)
+    writer = JsonlWriter(output)
+    for pred in result.predictions:
+        writer.write(pred)
+    errors = sum(p.error is not None for p in result.predictions)
+    out.print(f"{len(result.predictions)} prediction(s) of {result.model} ({errors} error) appended to {output}",
+              highlight=False)
+
+
 # --- per-task environments (original LMR-Bench layout) ---
 
 env_app = typer.Typer(help="Per-task environments (built with uv, cached).", no_args_is_help=True)

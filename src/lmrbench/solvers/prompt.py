@@ -49,14 +49,21 @@ def prompt_prediction(task: Task, impl: Implementation, model: Model, paper: Pap
         return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample,
                           error=f"model error: {exc}",
                           meta=PredictionMeta.model_validate(meta | {"outcome": Outcome.MODEL_ERROR}))
-    meta |= {"usage": resp.usage.model_dump(), "finish_reason": resp.finish_reason, "answer": resp.content}
+    meta |= {"usage": resp.usage.model_dump(), "finish_reason": resp.finish_reason}
+    return answer_prediction(task, impl, resp.content, model.name, sample, meta)
+
+
+def answer_prediction(task: Task, impl: Implementation, answer: str, model: str, sample: int,
+                      meta: dict[str, object]) -> Prediction:
+    """The targets extracted from a model's answer to the prompt; no usable code is an error prediction."""
+    meta = meta | {"answer": answer}
     goal = (task.repo_dir / impl.goal_file).read_text(encoding="utf-8")
     try:
-        found = extract_targets(resp.content, impl.targets, goal)
+        found = extract_targets(answer, impl.targets, goal)
     except ExtractionError as exc:
-        why = f"{exc}" + (" (answer truncated)" if resp.finish_reason == "length" else "")
-        return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample,
+        why = f"{exc}" + (" (answer truncated)" if meta.get("finish_reason") == "length" else "")
+        return Prediction(instance_id=impl.instance_id, model=model, sample=sample,
                           error=f"no usable code: {why}",
                           meta=PredictionMeta.model_validate(meta | {"outcome": Outcome.NO_CODE}))
-    return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample,
+    return Prediction(instance_id=impl.instance_id, model=model, sample=sample,
                       functions={impl.goal_file: found.entry()}, meta=PredictionMeta.model_validate(meta))
