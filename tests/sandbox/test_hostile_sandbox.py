@@ -1,0 +1,418 @@
+"""The second red team's attacks on the sandbox itself (issue 22, items 3, 4 and 7), on the cold and the template
+path. Each test first shows the attack working with the defence loosened, then contained.
+
+- disk and inodes: files written and unlinked while held open, and many empty files, against a workspace that is
+  a size- and inode-capped tmpfs (sandbox/disk.py);
+- template hygiene: a child's descriptors (stdin was the template's job pipe) and what it can see of /proc;
+- the installed package: a real non-editable install puts the built-in tasks' hidden files in site-packages,
+  which the sandbox mounts; the view masks them (sandbox/view.py `hidden_paths`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lmrbench.sandbox import LocalSandbox, SandboxConfig, disk
+from lmrbench.sandbox import template as template_mod
+from lmrbench.sandbox.template import TemplateSandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+IS_ROOT = os.geteuid() == 0
+PATHS = ["cold", "template"]
+
+needs_root = pytest.mark.skipif(not IS_ROOT, reason="the capped tmpfs and the template path need root")
+
+
+def _bwrap() -> bool:
+    return LocalSandbox().isolation().filesystem == "bwrap"
+
+
+needs_bwrap = pytest.mark.skipif(not _bwrap(), reason="bubblewrap is not usable here")
+
+
+def _sandbox(path: str, config: SandboxConfig) -> LocalSandbox | TemplateSandbox:
+    return LocalSandbox(config) if path == "cold" else TemplateSandbox(config, preload=())
+
+
+def _run(sandbox, tmp_path: Path, code: str, timeout: float = 30):
+    """Run `code` as a script (`python -P FILE`, so the template path can serve it) in a fresh workspace."""
+    name = uuid.uuid4().hex[:8]
+    scripts = tmp_path / f"scripts-{name}"
+    scripts.mkdir()
+    script = scripts / "candidate.py"
+    script.write_text(code)
+    ws = tmp_path / f"ws-{name}"
+    ws.mkdir()
+    log = tmp_path / f"log-{name}.txt"
+    res = sandbox.exec([sys.executable, "-P", str(script)], ws, timeout, log, readonly=[scripts])
+    return res, log.read_text(errors="replace") if log.exists() else "", ws
+
+
+@contextlib.contextmanager
+def _uncapped(roots, size_bytes, inodes) -> Iterator[None]:
+    yield None  # the defence loosened: the writable places stay plain host folders
+
+
+# ------------------------------------------------------------------ item 7: disk and inodes
+
+UNLINKED = """
+import os, time
+held, total = [], 0
+try:
+    for i in range(6):
+        fd = os.open(f"hidden{i}.bin", os.O_RDWR | os.O_CREAT, 0o600)
+        os.unlink(f"hidden{i}.bin")        # gone from every folder walk, still taking disk
+        held.append(fd)
+        for _ in range(8):
+            os.write(fd, b"x" * (1 << 20))
+            total += 1 << 20
+except OSError as exc:
+    print("REFUSED", exc.errno, flush=True)
+print("HELD_MB", total >> 20, flush=True)
+time.sleep(3)                               # hold them while the watchdog looks
+print("SURVIVED", flush=True)
+"""
+
+
+@needs_root
+@needs_bwrap
+@pytest.mark.parametrize("path", PATHS)
+def test_unlinked_open_files_cannot_exceed_the_workspace_cap(tmp_path, monkeypatch, path):
+    config = SandboxConfig(workspace_mb=20, max_file_mb=16)
+    with monkeypatch.context() as loose:
+        loose.setattr(disk, "capped", _uncapped)
+        res, log, _ = _run(_sandbox(path, config), tmp_path, UNLINKED)
+    # 48 MB held in a 20 MB workspace, and nothing noticed: the attack works on plain folders
+    assert "HELD_MB 48" in log and "SURVIVED" in log and res.limits_hit == [], (log, res)
+    assert res.isolation.disk == "watchdog" and res.path == path
+
+    res, log, ws = _run(_sandbox(path, config), tmp_path, UNLINKED)
+    assert res.isolation.disk == "tmpfs" and res.path == path
+    assert "REFUSED 28" in log, log  # ENOSPC: the kernel refused the byte past the cap
+    held = int(log.split("HELD_MB ")[1].split()[0])
+    assert held <= 20, log
+    assert "SURVIVED" not in log and res.limits_hit == ["workspace"], (log, res)  # stopped, and recorded
+    assert not any(ws.iterdir()) or {p.name for p in ws.iterdir()} <= {".home", ".tmp"}
+
+
+MANY_FILES = """
+import os, time
+made = 0
+try:
+    for i in range(3000):
+        open(f".tmp/f{i}", "w").close()
+        made += 1
+except OSError as exc:
+    print("REFUSED", exc.errno, flush=True)
+print("MADE", made, flush=True)
+time.sleep(2)
+print("SURVIVED", flush=True)
+"""
+
+
+@needs_root
+@needs_bwrap
+@pytest.mark.parametrize("path", PATHS)
+def test_many_empty_files_hit_the_inode_cap(tmp_path, monkeypatch, path):
+    loose_config = SandboxConfig(workspace_mb=20, workspace_inodes=10**9)  # as before: no inode limit at all
+    with monkeypatch.context() as loose:
+        loose.setattr(disk, "capped", _uncapped)
+        res, log, ws = _run(_sandbox(path, loose_config), tmp_path, MANY_FILES)
+    assert "MADE 3000" in log and "SURVIVED" in log and res.limits_hit == [], (log, res)
+    assert len(list((ws / ".tmp").iterdir())) == 3000  # every one of them landed on the host
+
+    res, log, ws = _run(_sandbox(path, SandboxConfig(workspace_mb=20, workspace_inodes=1000)), tmp_path,
+                        MANY_FILES)
+    assert res.isolation.disk == "tmpfs" and res.isolation.workspace_inodes == 1000
+    assert "REFUSED 28" in log and "MADE 3000" not in log, log
+    assert "SURVIVED" not in log and res.limits_hit == ["inodes"], (log, res)
+    assert len(list((ws / ".tmp").iterdir())) < 1000  # what it made is back on the host, and no more
+
+
+@needs_bwrap
+def test_without_the_tmpfs_the_watchdog_still_counts_inodes(tmp_path, monkeypatch):
+    # Where no tmpfs can be mounted (the harness not root), the watchdog's walk counts entries.
+    monkeypatch.setattr(disk, "capped", _uncapped)
+    res, log, _ = _run(LocalSandbox(SandboxConfig(workspace_inodes=1000)), tmp_path, MANY_FILES)
+    assert res.isolation.disk == "watchdog"
+    assert "SURVIVED" not in log and res.limits_hit == ["inodes"], (log, res)
+
+
+@needs_root
+@needs_bwrap
+@pytest.mark.parametrize("path", PATHS)
+def test_workspace_contents_come_back_whatever_the_candidate_made(tmp_path, path):
+    # The copy back: files, folders, links (never followed), hard links kept as one file, holes kept, FIFOs
+    # skipped, and whatever the candidate deleted stays deleted.
+    code = """
+import os
+os.makedirs("d/e")
+open("d/e/f.txt", "w").write("written inside")
+os.symlink("/etc/passwd", "link")
+os.link("d/e/f.txt", "hard")
+with open("sparse", "wb") as fh:
+    fh.truncate(15 << 20)                  # 15 MB apparent, no data: more than the cap if copied as zeros
+os.mkfifo("fifo")
+os.unlink("gone.txt")
+print("OK")
+"""
+    name = uuid.uuid4().hex[:8]
+    sandbox = _sandbox(path, SandboxConfig(workspace_mb=8))
+    scripts = tmp_path / f"scripts-{name}"
+    scripts.mkdir()
+    (scripts / "c.py").write_text(code)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "gone.txt").write_text("the harness put this here")
+    (ws / "kept.txt").write_text("and this")
+    res = sandbox.exec([sys.executable, "-P", str(scripts / "c.py")], ws, 30, tmp_path / "log.txt",
+                       readonly=[scripts])
+    assert "OK" in (tmp_path / "log.txt").read_text() and res.exit_code == 0 and res.isolation.disk == "tmpfs"
+    assert (ws / "d/e/f.txt").read_text() == "written inside" and (ws / "kept.txt").read_text() == "and this"
+    assert not (ws / "gone.txt").exists() and not (ws / "fifo").exists()
+    assert os.readlink(ws / "link") == "/etc/passwd" and (ws / "link").is_symlink()
+    assert os.stat(ws / "hard").st_ino == os.stat(ws / "d/e/f.txt").st_ino
+    assert (ws / "sparse").stat().st_size == 15 << 20 and (ws / "sparse").stat().st_blocks == 0
+    assert not os.path.ismount(ws)  # the tmpfs is gone
+
+
+# ------------------------------------------------------------------ item 4: template hygiene
+
+def _loosened_server(tmp_path: Path) -> Path:
+    """A copy of the template server without the descriptor hygiene (the child keeps the template's fds)."""
+    text = template_mod.SERVER.read_text()
+    hygiene = ('    null = os.open("/dev/null", os.O_RDONLY)\n    os.dup2(null, 0)\n    os.close(null)\n'
+               '    os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[1])\n')
+    assert text.count(hygiene) == 1
+    loose = tmp_path / "loose_template_server.py"
+    loose.write_text(text.replace(hygiene, ""))
+    return loose
+
+
+INSPECT = """
+import json, os, select
+fds = {}
+for name in os.listdir("/proc/self/fd"):
+    fd = int(name)
+    try:
+        target = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        continue  # the listing's own descriptor, closed by now
+    data = None
+    if fd != 1 and fd != 2:
+        try:
+            if select.select([fd], [], [], 0.2)[0]:
+                data = os.read(fd, 1 << 16).decode(errors="replace")
+        except OSError as exc:
+            data = "error " + type(exc).__name__
+    fds[fd] = [target, data]
+def read(path):
+    try:
+        return open(path, "rb").read().decode(errors="replace")
+    except OSError as exc:
+        return "error " + type(exc).__name__
+proc = {what: read(f"/proc/self/{what}") for what in ("environ", "cmdline", "maps", "status")}
+pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+print("INSPECT", json.dumps({"fds": fds, "env": dict(os.environ), "proc": proc, "pids": pids,
+                             "self": os.getpid()}))
+"""
+
+
+def _inspect(log: str) -> dict:
+    return json.loads(log.split("INSPECT ", 1)[1].splitlines()[0])
+
+
+@needs_root
+@needs_bwrap
+def test_template_child_reaches_no_pipe_socket_or_other_job(tmp_path, monkeypatch):
+    with monkeypatch.context() as loose:
+        loose.setattr(template_mod, "SERVER", _loosened_server(tmp_path))
+        res, log, _ = _run(TemplateSandbox(SandboxConfig(), preload=()), tmp_path, INSPECT)
+    seen = _inspect(log)
+    assert res.path == "template"
+    assert seen["fds"]["0"][0].startswith("pipe:"), seen  # loosened: stdin is the template's job pipe
+
+    res, log, _ = _run(TemplateSandbox(SandboxConfig(), preload=()), tmp_path, INSPECT)
+    seen = _inspect(log)
+    assert res.path == "template" and res.exit_code == 0, log
+    logfile = seen["fds"]["1"][0]
+    assert seen["fds"] == {"0": ["/dev/null", ""], "1": [logfile, None], "2": [logfile, None]}, seen
+    assert "/log-" in logfile and logfile.endswith(".txt")
+    assert set(seen["env"]) == set(LocalSandbox()._env(tmp_path, None)), seen["env"]  # the scrubbed environment
+    for what, text in seen["proc"].items():  # /proc/self: the template's command line and maps, no job of another
+        assert '"argv"' not in text and '"policy"' not in text, (what, text)
+    assert seen["proc"]["environ"] == "error PermissionError"  # not dumpable: not even its own raw environ
+    assert seen["pids"] == [seen["self"]], seen  # its own PID namespace: no other process to inspect
+
+
+STEALER = """
+import os, select, time
+got = b""
+end = time.monotonic() + 4
+while time.monotonic() < end:
+    if select.select([0], [], [], 0.05)[0]:
+        chunk = os.read(0, 1 << 16)
+        if not chunk:
+            break
+        got += chunk
+print("STOLE", len(got), got.decode(errors="replace").count('"argv"'), flush=True)
+"""
+
+VICTIM = "print('VICTIM RAN', flush=True)\n"
+
+
+def _steal(tmp_path: Path, victims: int) -> tuple[str, list]:
+    """One stealer, then `victims` evaluations submitted while it reads stdin; returns its log and their results."""
+    sandbox = TemplateSandbox(SandboxConfig(), preload=())
+    results: list = [None] * victims
+    stealer: list = []
+    thief = threading.Thread(target=lambda: stealer.append(_run(sandbox, tmp_path, STEALER, timeout=20)))
+    thief.start()
+    time.sleep(1.0)  # the stealer is reading
+
+    def victim(i: int) -> None:
+        results[i] = _run(sandbox, tmp_path, VICTIM, timeout=6)
+
+    threads = [threading.Thread(target=victim, args=(i,)) for i in range(victims)]
+    for t in threads:
+        t.start()
+        time.sleep(0.1)
+    thief.join()
+    time.sleep(0.5)
+    for template in sandbox._templates.values():  # loosened runs leave stolen jobs waiting: end them
+        template.proc.kill()
+    for t in threads:
+        t.join()
+    return stealer[0][1], results
+
+
+@needs_root
+@needs_bwrap
+def test_a_child_cannot_steal_other_jobs_from_the_template(tmp_path, monkeypatch):
+    with monkeypatch.context() as loose:
+        loose.setattr(template_mod, "SERVER", _loosened_server(tmp_path))
+        log, _ = _steal(tmp_path, 6)
+    assert "STOLE " in log, log
+    stolen = int(log.split("STOLE ")[1].split()[1])
+    assert stolen >= 1, log  # loosened: the stealer read other evaluations' jobs (argv, env, policy)
+
+    started = time.monotonic()
+    log, results = _steal(tmp_path, 6)
+    assert log.split("STOLE ")[1].split()[:2] == ["0", "0"], log  # stdin is /dev/null: nothing to read
+    for res, vlog, _ in results:
+        assert res.path == "template" and res.exit_code == 0 and "VICTIM RAN" in vlog, (res, vlog)
+        assert res.duration_s < 5
+    assert time.monotonic() - started < 15
+
+
+# ------------------------------------------------------------------ item 3: a non-editable install
+
+CANDIDATE_READS_INSTALL = """
+import glob, importlib.util, os, sys
+found = set()
+for base in set(sys.path + [sys.prefix, sys.base_prefix]):
+    for pattern in ("lmrbench/builtin_tasks/**", "lib/python3*/site-packages/lmrbench/builtin_tasks/**"):
+        for path in glob.glob(os.path.join(base, pattern), recursive=True):
+            try:
+                with open(path, "rb") as fh:
+                    fh.read()
+                found.add(os.path.realpath(path))
+            except OSError:
+                pass
+golden = [p for p in found if "/golden_files/" in p or "/expected/" in p]
+try:  # an empty folder imports as a namespace package: ask for a module inside it
+    importable = importlib.util.find_spec("lmrbench.sandbox") is not None
+except ImportError:
+    importable = False
+print("LEAKED", len(found), "GOLDEN", len(golden), "IMPORTABLE", importable, flush=True)
+"""
+
+HARNESS = """
+import json, sys, tempfile, uuid
+from pathlib import Path
+import lmrbench
+from lmrbench.sandbox import LocalSandbox, SandboxConfig, view
+from lmrbench.sandbox.template import TemplateSandbox
+
+loosen, out, code = sys.argv[1] == "loose", Path(sys.argv[2]), sys.argv[3]
+if loosen:
+    view.hidden_paths = lambda: []
+result = {"package": lmrbench.__file__}
+for path, sandbox in (("cold", LocalSandbox()), ("template", TemplateSandbox(preload=()))):
+    d = out / f"{path}-{sys.argv[1]}"
+    (d / "ws").mkdir(parents=True)
+    (d / "s").mkdir()
+    (d / "s" / "c.py").write_text(code)
+    res = sandbox.exec([sys.executable, "-P", str(d / "s" / "c.py")], d / "ws", 60, d / "log.txt",
+                       readonly=[d / "s"])
+    result[path] = [res.path, (d / "log.txt").read_text()]
+print("RESULT", json.dumps(result))
+"""
+
+
+def _source_tree(dest: Path) -> Path:
+    """The project as `pip install .` sees it, with one built-in task (dpo) to keep the build small."""
+    dest.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        (dest / name).write_bytes((ROOT / name).read_bytes())
+    subprocess.run(["cp", "-a", str(ROOT / "src"), str(dest / "src")], check=True)
+    for junk in dest.glob("src/*.egg-info"):
+        subprocess.run(["rm", "-rf", str(junk)], check=True)
+    (dest / "tasks").mkdir()
+    subprocess.run(["cp", "-a", str(ROOT / "tasks" / "dpo"), str(dest / "tasks" / "dpo")], check=True)
+    return dest
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """A fresh venv holding a real non-editable install of lmrbench (its dependencies from ours, through a .pth)."""
+    tmp = tmp_path_factory.mktemp("install")
+    src = _source_tree(tmp / "src-tree")
+    venv = tmp / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    purelib = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    Path(purelib, "harness_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
+                    str(src)], check=True, capture_output=True)
+    golden = list(Path(purelib, "lmrbench", "builtin_tasks", "dpo").glob("golden_files/*"))
+    assert golden and golden[0].is_file() and not golden[0].is_symlink()  # really copied into site-packages
+    return py
+
+
+def _harness(py: Path, mode: str, out: Path) -> dict:
+    run = subprocess.run([str(py), "-c", HARNESS, mode, str(out), CANDIDATE_READS_INSTALL], capture_output=True,
+                         text=True, timeout=240, cwd=out)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.split("RESULT ", 1)[1])
+
+
+@needs_root
+@needs_bwrap
+def test_a_non_editable_install_shows_no_hidden_file_in_the_sandbox(installed, tmp_path):
+    loose = _harness(installed, "loose", tmp_path)
+    assert "site-packages" in loose["package"] and str(installed.parents[1]) in loose["package"]
+    for path in PATHS:
+        ran, log = loose[path]
+        assert ran == path, loose
+        words = log.split()
+        leaked, golden = int(words[words.index("LEAKED") + 1]), int(words[words.index("GOLDEN") + 1])
+        assert leaked >= 10 and golden >= 2 and "IMPORTABLE True" in log, log  # loosened: the answers are there
+
+    tight = _harness(installed, "tight", tmp_path)
+    for path in PATHS:
+        ran, log = tight[path]
+        assert ran == path and "LEAKED 0 GOLDEN 0 IMPORTABLE False" in log, tight
