@@ -166,6 +166,11 @@ with open("sparse", "wb") as fh:
     fh.truncate(15 << 20)                  # 15 MB apparent, no data: more than the cap if copied as zeros
 os.mkfifo("fifo")
 os.unlink("gone.txt")
+st = os.stat("same-size.txt")
+open("same-size.txt", "w").write("CHANGED!")           # same size, old mtime put back: still copied
+os.utime("same-size.txt", ns=(st.st_atime_ns, st.st_mtime_ns))
+for i in range(50):
+    os.link("big.bin", f"hl{i}")                      # 50 names, one inode: 1 MB back, not 50 MB
 print("OK")
 """
     name = uuid.uuid4().hex[:8]
@@ -177,6 +182,9 @@ print("OK")
     ws.mkdir()
     (ws / "gone.txt").write_text("the harness put this here")
     (ws / "kept.txt").write_text("and this")
+    (ws / "same-size.txt").write_text("original")
+    (ws / "big.bin").write_bytes(os.urandom(1 << 20))
+    kept_inode = (ws / "kept.txt").stat().st_ino
     res = sandbox.exec([sys.executable, "-P", str(scripts / "c.py")], ws, 30, tmp_path / "log.txt",
                        readonly=[scripts])
     assert "OK" in (tmp_path / "log.txt").read_text() and res.exit_code == 0 and res.isolation.disk == "tmpfs"
@@ -185,6 +193,10 @@ print("OK")
     assert os.readlink(ws / "link") == "/etc/passwd" and (ws / "link").is_symlink()
     assert os.stat(ws / "hard").st_ino == os.stat(ws / "d/e/f.txt").st_ino
     assert (ws / "sparse").stat().st_size == 15 << 20 and (ws / "sparse").stat().st_blocks == 0
+    assert (ws / "same-size.txt").read_text() == "CHANGED!"
+    assert (ws / "kept.txt").stat().st_ino == kept_inode  # unchanged: left alone on the host
+    inodes = {(ws / f"hl{i}").stat().st_ino for i in range(50)} | {(ws / "big.bin").stat().st_ino}
+    assert len(inodes) <= 2 and (ws / "hl7").read_bytes() == (ws / "big.bin").read_bytes()
     assert not os.path.ismount(ws)  # the tmpfs is gone
 
 

@@ -64,9 +64,19 @@ class _Copier:
             self._file(src, dst, st)
         else:
             return  # FIFOs, sockets, device nodes: never copied
+        self.attributes(dst, st)
+
+    @staticmethod
+    def attributes(dst: str, st: os.stat_result, now: os.stat_result | None = None) -> None:
+        """Owner, mode (less set-id bits) and times of `st` on `dst` (whose lstat is `now`, if known), never
+        following a link."""
+        mode = stat.S_IMODE(st.st_mode) & ~_CLEAR
+        if now is not None and (now.st_uid, now.st_gid, stat.S_IMODE(now.st_mode), now.st_mtime_ns) == (
+                st.st_uid, st.st_gid, mode, st.st_mtime_ns):
+            return
         os.lchown(dst, st.st_uid, st.st_gid)
         if not stat.S_ISLNK(st.st_mode):
-            os.chmod(dst, stat.S_IMODE(st.st_mode) & ~_CLEAR)
+            os.chmod(dst, mode)
             os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
 
     def _file(self, src: str, dst: str, st: os.stat_result) -> None:
@@ -107,16 +117,49 @@ def _copy_data(fin: int, fout: int, size: int) -> None:
     os.ftruncate(fout, size)
 
 
-def _clear(root: Path) -> None:
-    """Empty a folder (never following a link), or remove a file."""
-    if root.is_dir() and not root.is_symlink():
-        for entry in os.scandir(root):
-            if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path)
-            else:
-                os.unlink(entry.path)
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
     else:
-        root.unlink(missing_ok=True)
+        os.unlink(path)
+
+
+def _same(src: str, dst: str, s: os.stat_result, d: os.stat_result) -> bool:
+    """Whether host entry `dst` already holds what `src` holds (a link's target, a file's bytes)."""
+    if stat.S_ISLNK(s.st_mode) and stat.S_ISLNK(d.st_mode):
+        return os.readlink(src) == os.readlink(dst)
+    if not (stat.S_ISREG(s.st_mode) and stat.S_ISREG(d.st_mode)) or s.st_size != d.st_size:
+        return False
+    with open(src, "rb") as a, open(dst, "rb") as b:  # both regular files (lstat): no FIFO to block on
+        while True:
+            chunk = a.read(1 << 20)
+            if chunk != b.read(1 << 20):
+                return False
+            if not chunk:
+                return True
+
+
+def _sync(copier: _Copier, src: str, dst: str) -> None:
+    """Make host folder `dst` hold what `src` holds: unchanged entries stay as they are (a host's metadata
+    operations can cost milliseconds each), the rest is removed or copied."""
+    wanted = {e.name: e for e in os.scandir(src)}
+    for entry in os.scandir(dst):
+        if entry.name not in wanted:
+            _remove(entry.path)
+    for name, entry in wanted.items():
+        target = os.path.join(dst, name)
+        s = entry.stat(follow_symlinks=False)
+        d = os.lstat(target) if os.path.lexists(target) else None
+        if d is not None and stat.S_ISDIR(s.st_mode) and stat.S_ISDIR(d.st_mode):
+            _sync(copier, entry.path, target)
+            copier.attributes(target, s, os.lstat(target))
+        elif d is not None and _same(entry.path, target, s, d):
+            copier.linked.setdefault((s.st_dev, s.st_ino), target)
+            copier.attributes(target, s, d)
+        else:
+            if d is not None:
+                _remove(target)
+            copier.tree(entry.path, target)
 
 
 def _restore(stage: Path, roots: list[Path]) -> None:
@@ -126,12 +169,10 @@ def _restore(stage: Path, roots: list[Path]) -> None:
         copy = stage / str(i)
         if not os.path.lexists(copy):
             continue
-        _clear(root)
-        if root.is_dir():
-            with os.scandir(copy) as it:
-                for entry in it:
-                    copier.tree(entry.path, str(root / entry.name))
+        if root.is_dir() and not root.is_symlink():
+            _sync(copier, str(copy), str(root))
         else:
+            root.unlink(missing_ok=True)
             copier.tree(str(copy), str(root))
 
 

@@ -155,6 +155,7 @@ class LocalSandbox:
             user_namespaces="blocked" if bwrap or not _nested_userns_possible() else "allowed",
             workspace_mb=self.config.workspace_mb,
             workspace_inodes=self.config.workspace_inodes,
+            disk="tmpfs" if root else "watchdog",  # as exec finds it: a refused mount is recorded there
             tmp_mb=self.config.tmp_mb if bwrap else None,
         )
 
@@ -316,4 +317,6 @@ def _short_of_full(iso: Isolation, config: SandboxConfig) -> list[str]:
         missing.append("capabilities kept")
     if iso.user_namespaces != "blocked":
         missing.append("nested user namespaces allowed")
+    if iso.disk != "tmpfs":
+        missing.append("workspace caps only polled, files unlinked while open unseen (a capped tmpfs needs root)")
     return missing
