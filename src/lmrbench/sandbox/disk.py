@@ -9,6 +9,7 @@ either cap (ENOSPC), whoever holds it open, and the watchdog sees a full filesys
 
 The copy back never follows a link, skips anything but folders, files and links (a FIFO would block it), keeps
 hard links as links and holes as holes: it writes at most what the tmpfs held, however the command arranged it.
+Folders nested more than MAX_DEPTH deep are left out, and so is anything else it cannot copy.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from lmrbench.sandbox.base import LimitHit
 MS_NOSUID, MS_NODEV, MS_BIND = 2, 4, 4096
 MNT_DETACH = 2
 _CLEAR = stat.S_ISUID | stat.S_ISGID
+MAX_DEPTH = 128  # folders copied back below a root, at most this deep
 
 
 def _libc() -> ctypes.CDLL:
@@ -48,17 +50,36 @@ def _detach(path: Path) -> None:
 class _Copier:
     """Copies a tree without following links, keeping owners, modes (less set-id bits), hard links and holes."""
 
-    def __init__(self) -> None:
+    def __init__(self, strict: bool) -> None:
+        self.strict = strict  # raise on the first failure (copying in); else leave that entry out (copying back)
         self.linked: dict[tuple[int, int], str] = {}
 
     def tree(self, src: str, dst: str) -> None:
-        st = os.lstat(src)
-        if stat.S_ISDIR(st.st_mode):
-            os.mkdir(dst, 0o700)
-            with os.scandir(src) as it:
-                for entry in it:
-                    self.tree(entry.path, os.path.join(dst, entry.name))
-        elif stat.S_ISLNK(st.st_mode):
+        """Copy `src` to `dst`, iteratively; folders nested deeper than MAX_DEPTH below it are left out (a
+        command may nest them thousands deep, past what a recursive delete or PATH_MAX allows)."""
+        stack, folders = [(src, dst, 0)], []
+        while stack:
+            s, d, depth = stack.pop()
+            try:
+                st = os.lstat(s)
+                if stat.S_ISDIR(st.st_mode):
+                    if depth > MAX_DEPTH:
+                        continue
+                    os.mkdir(d, 0o700)
+                    folders.append((d, st))  # its attributes once its contents are in
+                    with os.scandir(s) as it:
+                        stack += [(e.path, os.path.join(d, e.name), depth + 1) for e in it]
+                    continue
+                self._entry(s, d, st)
+            except OSError:
+                if self.strict:
+                    raise  # e.g. more than the caps hold: the caller falls back
+        for d, st in reversed(folders):
+            with contextlib.suppress(OSError):
+                self.attributes(d, st)
+
+    def _entry(self, src: str, dst: str, st: os.stat_result) -> None:
+        if stat.S_ISLNK(st.st_mode):
             os.symlink(os.readlink(src), dst)
         elif stat.S_ISREG(st.st_mode):
             self._file(src, dst, st)
@@ -130,7 +151,8 @@ def _same(src: str, dst: str, s: os.stat_result, d: os.stat_result) -> bool:
         return os.readlink(src) == os.readlink(dst)
     if not (stat.S_ISREG(s.st_mode) and stat.S_ISREG(d.st_mode)) or s.st_size != d.st_size:
         return False
-    with open(src, "rb") as a, open(dst, "rb") as b:  # both regular files (lstat): no FIFO to block on
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+    with open(os.open(src, flags), "rb") as a, open(os.open(dst, flags), "rb") as b:
         while True:
             chunk = a.read(1 << 20)
             if chunk != b.read(1 << 20):
@@ -147,24 +169,28 @@ def _sync(copier: _Copier, src: str, dst: str) -> None:
         if entry.name not in wanted:
             _remove(entry.path)
     for name, entry in wanted.items():
-        target = os.path.join(dst, name)
-        s = entry.stat(follow_symlinks=False)
-        d = os.lstat(target) if os.path.lexists(target) else None
-        if d is not None and stat.S_ISDIR(s.st_mode) and stat.S_ISDIR(d.st_mode):
-            _sync(copier, entry.path, target)
-            copier.attributes(target, s, os.lstat(target))
-        elif d is not None and _same(entry.path, target, s, d):
-            copier.linked.setdefault((s.st_dev, s.st_ino), target)
-            copier.attributes(target, s, d)
-        else:
-            if d is not None:
-                _remove(target)
-            copier.tree(entry.path, target)
+        with contextlib.suppress(OSError):  # what cannot be copied back is left out
+            _sync_entry(copier, entry, os.path.join(dst, name))
+
+
+def _sync_entry(copier: _Copier, entry: os.DirEntry[str], target: str) -> None:
+    s = entry.stat(follow_symlinks=False)
+    d = os.lstat(target) if os.path.lexists(target) else None
+    if d is not None and stat.S_ISDIR(s.st_mode) and stat.S_ISDIR(d.st_mode):
+        _sync(copier, entry.path, target)
+        copier.attributes(target, s, os.lstat(target))
+    elif d is not None and _same(entry.path, target, s, d):
+        copier.linked.setdefault((s.st_dev, s.st_ino), target)
+        copier.attributes(target, s, d)
+    else:
+        if d is not None:
+            _remove(target)
+        copier.tree(entry.path, target)
 
 
 def _restore(stage: Path, roots: list[Path]) -> None:
     """Each root gets its copy's contents back, as they are now."""
-    copier = _Copier()
+    copier = _Copier(strict=False)
     for i, root in enumerate(roots):
         copy = stage / str(i)
         if not os.path.lexists(copy):
@@ -186,7 +212,7 @@ def _stage(roots: list[Path], size_bytes: int, inodes: int) -> tuple[Path, list[
         raise
     bound: list[Path] = []
     try:
-        copier = _Copier()
+        copier = _Copier(strict=True)
         for i, root in enumerate(roots):
             copier.tree(str(root), str(stage / str(i)))
         for i, root in enumerate(roots):
