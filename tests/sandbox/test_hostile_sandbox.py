@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from lmrbench.sandbox import LocalSandbox, SandboxConfig, disk, view
+from lmrbench.sandbox import LocalSandbox, SandboxConfig, disk, view, watchdog
 from lmrbench.sandbox import template as template_mod
 from lmrbench.sandbox.template import TemplateSandbox
 
@@ -507,3 +507,18 @@ print("NESTED", flush=True)
         depth, here = depth + 1, here / "a"
     assert 0 < depth <= disk.MAX_DEPTH + 1  # what fits came back, the rest was left out
     shutil.rmtree(ws)  # and the harness can still delete it
+
+
+@needs_root
+@needs_bwrap
+def test_without_the_tmpfs_the_watchdog_still_sees_unlinked_open_files(tmp_path, monkeypatch):
+    # The fallback (no tmpfs, the harness not root) polls: it adds what the tree holds open after unlinking.
+    monkeypatch.setattr(disk, "capped", _uncapped)
+    config = SandboxConfig(workspace_mb=20, max_file_mb=16)
+    with monkeypatch.context() as loose:
+        loose.setattr(watchdog, "unlinked_bytes", lambda pid, roots: 0)
+        res, log, _ = _run(LocalSandbox(config), tmp_path, UNLINKED)
+    assert "HELD_MB 48" in log and "SURVIVED" in log and res.limits_hit == [], (log, res)
+    res, log, _ = _run(LocalSandbox(config), tmp_path, UNLINKED)
+    assert res.isolation.disk == "watchdog"
+    assert "SURVIVED" not in log and res.limits_hit == ["workspace"], (log, res)

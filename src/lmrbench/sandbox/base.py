@@ -60,7 +60,7 @@ class SandboxConfig(BaseModel):
     workspace_mb: int = Field(
         default=2048, ge=1,
         description="Most the workspace and the writable paths may hold together, files unlinked but still open "
-        "included: the size of the tmpfs they run on (as root; else a watchdog's walk, which cannot see those).",
+        "included: the size of the tmpfs they run on (as root; else polled by the watchdog).",
     )
     workspace_inodes: int = Field(
         default=100_000, ge=64,
@@ -112,8 +112,8 @@ class Isolation(BaseModel):
     workspace_inodes: int | None = Field(default=None, description="Workspace cap on files, folders and links.")
     disk: Literal["tmpfs", "watchdog"] | None = Field(
         default=None, description="How the workspace caps held: 'tmpfs': the writable places ran on a size- and "
-        "inode-capped tmpfs (the kernel refuses past either, unlinked open files included); 'watchdog': a polling "
-        "walk of the folders, which cannot see unlinked open files.")
+        "inode-capped tmpfs (the kernel refuses past either, unlinked open files included); 'watchdog': polled (a "
+        "walk of the folders plus the files held open after unlinking), overshot by what is written between looks.")
     tmp_mb: int | None = Field(default=None, description="Size of the private tmpfs mounts.")
 
 

@@ -318,5 +318,5 @@ def _short_of_full(iso: Isolation, config: SandboxConfig) -> list[str]:
     if iso.user_namespaces != "blocked":
         missing.append("nested user namespaces allowed")
     if iso.disk != "tmpfs":
-        missing.append("workspace caps only polled, files unlinked while open unseen (a capped tmpfs needs root)")
+        missing.append("workspace caps only polled by the watchdog (a capped tmpfs needs root)")
     return missing

@@ -2,12 +2,15 @@
 (where no memory cgroup is writable) the memory of the whole process tree.
 
 On a capped tmpfs (disk.py) the kernel enforces the workspace caps and the watchdog only stops a command that has
-filled it (one statvfs a tick); elsewhere it walks the folders, summing blocks and counting entries."""
+filled it (one statvfs a tick); elsewhere it walks the folders, summing blocks and counting entries, and adds the
+files the process tree holds open after unlinking them (from /proc/PID/fd; a file only mapped, with no descriptor
+left, is not seen)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import subprocess
 import time
 from collections.abc import Callable
@@ -52,6 +55,26 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
+def unlinked_bytes(pid: int, roots: list[Path]) -> int:
+    """Disk blocks of files on the roots' filesystems that the process tree holds open after unlinking them (no
+    walk of the folders sees those)."""
+    devices = {r.stat().st_dev for r in roots if r.exists()}
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for p in descendants(pid):
+        with contextlib.suppress(OSError):
+            for name in os.listdir(f"/proc/{p}/fd"):
+                with contextlib.suppress(OSError):
+                    fd = f"/proc/{p}/fd/{name}"
+                    if not os.readlink(fd).endswith(" (deleted)"):
+                        continue
+                    st = os.stat(fd)
+                    if stat.S_ISREG(st.st_mode) and st.st_dev in devices and (st.st_dev, st.st_ino) not in seen:
+                        seen.add((st.st_dev, st.st_ino))
+                        total += st.st_blocks * 512
+    return total
+
+
 def tree_memory(pid: int) -> int:
     """Proportional set size of a process tree (shared pages split between their users)."""
     total = 0
@@ -82,11 +105,11 @@ class Watchdog:
         if hit is not None:
             self.hits.append(hit)
 
-    def _disk(self) -> LimitHit | None:
+    def _disk(self, pid: int) -> LimitHit | None:
         if self.disk_mount is not None:
             return full(self.disk_mount)
         used, entries = tree_usage(self.disk_roots, self.inode_limit)
-        if used > self.disk_limit:
+        if used + unlinked_bytes(pid, self.disk_roots) > self.disk_limit:
             return "workspace"
         return "inodes" if self.inode_limit is not None and entries > self.inode_limit else None
 
@@ -96,7 +119,7 @@ class Watchdog:
         now = time.monotonic()
         if now >= next_disk:
             started = time.monotonic()
-            hit = self._disk()
+            hit = self._disk(proc.pid)
             next_disk = now + max(TICK_S, 10 * (time.monotonic() - started))  # a big tree is walked less often
             if hit is not None:
                 return hit, next_disk
