@@ -523,3 +523,97 @@ def test_without_the_tmpfs_the_watchdog_still_sees_unlinked_open_files(tmp_path,
     res, log, _ = _run(LocalSandbox(config), tmp_path, UNLINKED)
     assert res.isolation.disk == "watchdog"
     assert "SURVIVED" not in log and res.limits_hit == ["workspace"], (log, res)
+
+
+READ_AHEAD = '''def _next_job(fd):
+    """Loosened: a buffered reader, which reads whatever the pipe holds, jobs behind this one included."""
+    global _AHEAD
+    _AHEAD = globals().get("_AHEAD", b"")
+    while True:
+        if b"\\n" in _AHEAD:
+            header, rest = _AHEAD.split(b"\\n", 1)
+            if len(rest) >= int(header):
+                _AHEAD = rest[int(header):]
+                return json.loads(rest[:int(header)])
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return None
+        _AHEAD += chunk
+
+
+'''
+
+SCAN = """
+import gc, sys
+
+
+def scan():
+    marker = "-".join(["MARKER", "OF", "JOB", "B"])  # only here: never whole in a constant, global or scanned frame
+    hits = []
+    for o in gc.get_objects():
+        if type(o) in (dict, list, tuple, bytearray) and o is not hits:
+            try:
+                if marker in repr(o)[:1000000]:
+                    hits.append("gc:" + type(o).__name__)
+            except Exception:
+                pass
+    frame = sys._getframe().f_back
+    while frame:
+        for name, value in list(frame.f_locals.items()):
+            if marker in repr(value)[:1000000]:
+                hits.append("frame:" + frame.f_code.co_name + ":" + name)
+        frame = frame.f_back
+    return hits
+
+
+print("HITS", sorted(set(scan())), flush=True)
+"""
+
+
+def _two_jobs_in_one_write(tmp_path: Path, sandbox: TemplateSandbox, loosened: bool) -> str:
+    """Job A (scans its memory for job B) and job B, written to the template in one write; A's log."""
+    scripts = tmp_path / f"s-{uuid.uuid4().hex[:6]}"
+    scripts.mkdir(mode=0o755)
+    (scripts / "a.py").write_text(SCAN)
+    (scripts / "b.py").write_text("print('B')\n")
+    ws = tmp_path / f"ws-{uuid.uuid4().hex[:6]}"
+    ws.mkdir(mode=0o777)
+    template = sandbox._template(sys.executable)
+    policy = sandbox._policy(ws, [scripts], [], sandbox.config.uid_base + sandbox.config.uid_slots - 1, [])
+    jobs = []
+    with template._lock:
+        data = b""
+        for name, marker in (("a", "nothing"), ("b", "MARKER-OF-JOB-B")):
+            job_id, template._next = template._next, template._next + 1
+            jobs.append(template_mod._Job())
+            template._jobs[job_id] = jobs[-1]
+            data += template_mod.message({"id": job_id, "argv": [sys.executable, "-P", str(scripts / f"{name}.py")],
+                                          "env": {"PATH": "/usr/bin:/bin", "SECRET_OF_B": marker}, "cwd": str(ws),
+                                          "log": str(tmp_path / f"{name}.log"), "timeout": 30, "policy": policy})
+        assert template.proc.stdin is not None
+        template.proc.stdin.write(data)
+        template.proc.stdin.flush()
+    jobs[0].done.result(timeout=60)
+    if loosened:  # the read-ahead server holds B until more input comes: end it
+        template.proc.kill()
+    else:
+        jobs[1].done.result(timeout=60)
+        assert (tmp_path / "b.log").read_text() == "B\n"
+    return (tmp_path / "a.log").read_text()
+
+
+@needs_root
+@needs_bwrap
+def test_a_child_holds_no_job_queued_behind_its_own(tmp_path, monkeypatch):
+    text = template_mod.SERVER.read_text()
+    start = text.index("def _next_job(fd):")
+    end = text.index("def main():")
+    loose = tmp_path / "read_ahead_template_server.py"
+    loose.write_text(text[:start] + READ_AHEAD + text[end:])
+    with monkeypatch.context() as patch:
+        patch.setattr(template_mod, "SERVER", loose)
+        log = _two_jobs_in_one_write(tmp_path, TemplateSandbox(SandboxConfig(), preload=()), loosened=True)
+    assert "HITS [" in log and "HITS []" not in log, log  # loosened: B's job (env, argv, policy) is in A's memory
+
+    log = _two_jobs_in_one_write(tmp_path, TemplateSandbox(SandboxConfig(), preload=()), loosened=False)
+    assert "HITS []" in log, log

@@ -2,7 +2,8 @@
 one child per evaluation; each child isolates itself before it runs anything the candidate wrote.
 
 Standalone on purpose (no lmrbench import). The harness starts it as root with a scrubbed environment, in a
-network namespace of its own, and talks to it over stdin/stdout, one JSON object a line:
+network namespace of its own, and talks to it over stdin/stdout: each job is a line with its length in bytes,
+then that JSON object; each reply is one JSON object a line.
 
     harness -> template  {"id": N, "argv": [...], "env": {...}, "cwd": DIR, "log": FILE, "timeout": S,
                           "policy": {"binds": [[SRC, MODE], ...], "tmpfs": [[DIR, MB], ...], "devices": [...],
@@ -283,28 +284,50 @@ def _start(job, running):
     _reply(job["id"], pid=pid)
 
 
+def _read_exact(fd, n):
+    """`n` bytes (fewer only at the end of input), and never more."""
+    data = bytearray()
+    while len(data) < n:
+        chunk = os.read(fd, n - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _next_job(fd):
+    """The next job, or None at the end of input. Read exactly (its length line a byte at a time, then its JSON):
+    the jobs behind it stay in the pipe, out of the memory the child about to be forked copies."""
+    header = bytearray()
+    while not header.endswith(b"\n"):
+        byte = os.read(fd, 1)
+        if not byte:
+            return None
+        header += byte
+    raw = _read_exact(fd, int(header))
+    try:
+        return json.loads(raw)
+    finally:
+        raw[:] = bytes(len(raw))
+
+
 def main():
     _preload([p for p in sys.argv[1].split(",") if p] if len(sys.argv) > 1 else [])
     _reply(-1, ready=True, preloaded=sorted(m for m in ("numpy", "scipy", "torch", "pandas") if m in sys.modules))
     running = {}
-    buffer = b""
     stdin = sys.stdin.buffer.raw
     open_input = True
     while open_input or running:
         readable, _, _ = select.select([stdin] if open_input else [], [], [], 0.005 if running else 0.5)
         if readable:
-            chunk = os.read(stdin.fileno(), 1 << 16)
-            if not chunk:
+            job = _next_job(stdin.fileno())
+            if job is None:
                 open_input = False
-            buffer += chunk
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                if line.strip():
-                    job = json.loads(line)
-                    try:
-                        _start(job, running)
-                    except OSError as exc:
-                        _reply(job["id"], exit_code=None, timed_out=False, duration_s=0.0, error=str(exc))
+            else:
+                try:
+                    _start(job, running)
+                except OSError as exc:
+                    _reply(job["id"], exit_code=None, timed_out=False, duration_s=0.0, error=str(exc))
         _reap(running)
 
 

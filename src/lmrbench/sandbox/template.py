@@ -38,6 +38,12 @@ SETUP_FAILED = 125
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 
 
+def message(job: dict[str, Any]) -> bytes:
+    """A job as the template reads it: its length line, then its JSON (read exactly: see template_server.py)."""
+    data = json.dumps(job).encode()
+    return str(len(data)).encode() + b"\n" + data
+
+
 class TemplateError(RuntimeError):
     """The template could not start or stopped answering."""
 
@@ -111,7 +117,7 @@ class Template:
             self._jobs[job_id] = job
             assert self.proc.stdin is not None
             try:
-                self.proc.stdin.write((json.dumps({"id": job_id, **spec}) + "\n").encode())
+                self.proc.stdin.write(message({"id": job_id, **spec}))
                 self.proc.stdin.flush()
             except (BrokenPipeError, ValueError) as exc:
                 self._jobs.pop(job_id, None)
