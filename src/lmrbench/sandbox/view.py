@@ -24,13 +24,15 @@ SITE_DIRS = ("lib/python3*/site-packages", "lib/python3*/dist-packages", "lib/py
 def hidden_paths() -> list[Path]:
     """Harness folders that may sit inside the mounted Python installation and hold hidden material: the lmrbench
     package itself (a non-editable install carries `builtin_tasks/`: golden files, expected outputs, checks, wrong
-    variants), every other installed copy of it, and the harness's cache. Each is covered by an empty read-only
+    variants), every other installed copy of it with its metadata (whose RECORD lists each hidden file's size and
+    hash), and the harness's cache. Each is covered by an empty read-only
     tmpfs in the view. Nothing run in the sandbox imports lmrbench (the runners are copied in, standalone)."""
     cache = Path(os.environ.get("LMRBENCH_CACHE", Path.home() / ".cache" / "lmrbench"))
     found = {PACKAGE, (PACKAGE / "builtin_tasks").resolve(), cache.resolve()}
     for root in [*python_roots(), Path("/usr")]:
         for pattern in SITE_DIRS:
-            found.update(p.resolve() for p in root.glob(pattern + "/lmrbench"))
+            for name in ("lmrbench", "lmrbench-*.dist-info", "lmrbench-*.egg-info"):  # RECORD: names, sizes, hashes
+                found.update(p.resolve() for p in root.glob(f"{pattern}/{name}"))
     return sorted(found)
 
 
