@@ -2,23 +2,25 @@
 one child per evaluation; each child isolates itself before it runs anything the candidate wrote.
 
 Standalone on purpose (no lmrbench import). The harness starts it as root with a scrubbed environment, in a
-network namespace of its own, and talks to it over stdin/stdout, one JSON object a line:
+network namespace of its own, and talks to it over stdin/stdout: each job is a line with its length in bytes,
+then that JSON object; each reply is one JSON object a line.
 
     harness -> template  {"id": N, "argv": [...], "env": {...}, "cwd": DIR, "log": FILE, "timeout": S,
                           "policy": {"binds": [[SRC, MODE], ...], "tmpfs": [[DIR, MB], ...], "devices": [...],
                                      "uid": U, "gid": G, "rlimits": {NAME: N}, "cgroups": [DIR, ...],
                                      "root_mb": MB}}
+    (MODE: "ro", "rw", or "mask": an empty read-only tmpfs over SRC, a folder inside an earlier bind)
     template -> harness  {"id": N, "pid": P}    (the child is started)
     template -> harness  {"id": N, "exit_code": C, "timed_out": B, "duration_s": S, "error": "..."}
 
-A child: fork -> unshare(mount, pid, network, IPC, UTS namespaces) -> fork the namespace's init (killed when
-its parent dies) -> join the job's cgroups -> build a new root on a size-capped tmpfs holding only the policy's
-binds (system and Python read-only, the workspace and output folders writable) -> pivot_root, detach the
-old root -> mount /proc -> rlimits -> drop every group, the gid and the uid to the job's unprivileged ids
--> a user namespace of its own whose limit forbids nested ones -> no capabilities -> no_new_privs -> scrubbed
-environment -> run the command line (`python -P SCRIPT ARGS`) in-process with `runpy`. The template process
-itself is never touched: each job runs in a copy-on-write copy of it, and the harness replaces the template
-after a number of forks.
+A child: fork -> stdin from /dev/null, stdout and stderr to its log, every other descriptor closed ->
+unshare(mount, pid, network, IPC, UTS namespaces) -> fork the namespace's init (killed when its parent dies) ->
+join the job's cgroups -> build a new root on a size-capped tmpfs holding only the policy's binds (system and
+Python read-only, the workspace and output folders writable) -> pivot_root, detach the old root -> mount /proc ->
+rlimits -> drop every group, the gid and the uid to the job's unprivileged ids -> a user namespace of its own whose
+limit forbids nested ones -> no capabilities -> no_new_privs -> scrubbed environment -> run the command line
+(`python -P SCRIPT ARGS`) in-process with `runpy`. The template process itself is never touched: each job runs in a
+copy-on-write copy of it, and the harness replaces the template after a number of forks.
 
 Usage: python -P template_server.py PRELOAD[,PRELOAD...]
 """
@@ -85,9 +87,15 @@ def _new_root(policy):
     for path, mb in policy.get("tmpfs", []):
         os.makedirs(root + path, exist_ok=True)
         _mount("tmpfs", root + path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={mb}m,mode=1777")
+    masked = []
     for src, mode in policy.get("binds", []):  # in order: a later bind may sit inside an earlier tmpfs
-        if os.path.exists(src):
+        if mode == "mask":  # an empty tmpfs over a folder of an earlier bind; read-only once all are in place
+            _mount("tmpfs", root + src, "tmpfs", MS_NOSUID | MS_NODEV, "size=4k,mode=555")
+            masked.append(root + src)
+        elif os.path.exists(src):
             _bind(src, root + src, mode == "rw")
+    for path in masked:
+        _mount(None, path, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     for dev in policy.get("devices", []):
         if os.path.exists(dev):
             os.makedirs(root + "/dev", exist_ok=True)
@@ -186,13 +194,24 @@ def _shutdown():
     atexit._run_exitfuncs()
 
 
+def _descriptors(log):
+    """The child's only descriptors: stdin from /dev/null (fd 0 was the template's job pipe: reading it would steal
+    other evaluations' jobs), stdout and stderr to the job's log, and nothing else inherited (the template's reply
+    pipe and anything a preloaded library opened are closed)."""
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[1])
+
+
 def _child(job):
     code = SETUP_FAILED
     try:
-        fd = os.open(job["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        os.close(fd)
+        _descriptors(job["log"])
         os.setsid()
         try:
             _isolate(job)
@@ -265,28 +284,50 @@ def _start(job, running):
     _reply(job["id"], pid=pid)
 
 
+def _read_exact(fd, n):
+    """`n` bytes (fewer only at the end of input), and never more."""
+    data = bytearray()
+    while len(data) < n:
+        chunk = os.read(fd, n - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _next_job(fd):
+    """The next job, or None at the end of input. Read exactly (its length line a byte at a time, then its JSON):
+    the jobs behind it stay in the pipe, out of the memory the child about to be forked copies."""
+    header = bytearray()
+    while not header.endswith(b"\n"):
+        byte = os.read(fd, 1)
+        if not byte:
+            return None
+        header += byte
+    raw = _read_exact(fd, int(header))
+    try:
+        return json.loads(raw)
+    finally:
+        raw[:] = bytes(len(raw))
+
+
 def main():
     _preload([p for p in sys.argv[1].split(",") if p] if len(sys.argv) > 1 else [])
     _reply(-1, ready=True, preloaded=sorted(m for m in ("numpy", "scipy", "torch", "pandas") if m in sys.modules))
     running = {}
-    buffer = b""
     stdin = sys.stdin.buffer.raw
     open_input = True
     while open_input or running:
         readable, _, _ = select.select([stdin] if open_input else [], [], [], 0.005 if running else 0.5)
         if readable:
-            chunk = os.read(stdin.fileno(), 1 << 16)
-            if not chunk:
+            job = _next_job(stdin.fileno())
+            if job is None:
                 open_input = False
-            buffer += chunk
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                if line.strip():
-                    job = json.loads(line)
-                    try:
-                        _start(job, running)
-                    except OSError as exc:
-                        _reply(job["id"], exit_code=None, timed_out=False, duration_s=0.0, error=str(exc))
+            else:
+                try:
+                    _start(job, running)
+                except OSError as exc:
+                    _reply(job["id"], exit_code=None, timed_out=False, duration_s=0.0, error=str(exc))
         _reap(running)
 
 

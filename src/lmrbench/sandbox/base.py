@@ -16,7 +16,7 @@ SYSTEM_PATHS = (
     "/etc/ssl/certs", "/etc/ca-certificates", "/etc/os-release", "/etc/debian_version",
 )
 
-LimitHit = Literal["memory", "workspace", "processes"]
+LimitHit = Literal["memory", "workspace", "inodes", "processes"]
 IsolationLevel = Literal["best", "full"]
 
 
@@ -58,7 +58,14 @@ class SandboxConfig(BaseModel):
     )
     max_file_mb: int = Field(default=256, ge=1, description="Largest file the command may write (RLIMIT_FSIZE).")
     workspace_mb: int = Field(
-        default=2048, ge=1, description="Most the workspace (and writable paths) may hold; checked by a watchdog."
+        default=2048, ge=1,
+        description="Most the workspace and the writable paths may hold together, files unlinked but still open "
+        "included: the size of the tmpfs they run on (as root; else polled by the watchdog).",
+    )
+    workspace_inodes: int = Field(
+        default=100_000, ge=64,
+        description="Most files, folders and links the workspace and the writable paths may hold together (the "
+        "tmpfs's nr_inodes as root; else counted by the watchdog's walk).",
     )
     tmp_mb: int = Field(default=512, ge=1, description="Size of each private tmpfs (/tmp, /dev/shm).")
     cgroups: Literal["auto", "off"] = Field(
@@ -101,7 +108,12 @@ class Isolation(BaseModel):
     user_namespaces: Literal["blocked", "allowed"] | None = Field(
         default=None, description="Whether the command could create nested user namespaces."
     )
-    workspace_mb: int | None = Field(default=None, description="Workspace cap enforced by the watchdog.")
+    workspace_mb: int | None = Field(default=None, description="Workspace cap (bytes of the writable places).")
+    workspace_inodes: int | None = Field(default=None, description="Workspace cap on files, folders and links.")
+    disk: Literal["tmpfs", "watchdog"] | None = Field(
+        default=None, description="How the workspace caps held: 'tmpfs': the writable places ran on a size- and "
+        "inode-capped tmpfs (the kernel refuses past either, unlinked open files included); 'watchdog': polled (a "
+        "walk of the folders plus the files held open after unlinking), overshot by what is written between looks.")
     tmp_mb: int | None = Field(default=None, description="Size of the private tmpfs mounts.")
 
 

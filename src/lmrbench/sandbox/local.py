@@ -3,7 +3,7 @@
 Whatever runs here is treated as hostile. It sees the system paths, the Python installation in use and its own
 workspace, and nothing else of the host (see view.py); it gets a scrubbed environment, no network, HOME and
 TMPDIR inside the workspace, a wall-clock timeout that kills its whole process tree, and limits on memory (the
-whole sandbox, tmpfs included), processes, file size, workspace size and tmpfs size.
+whole sandbox, tmpfs included), processes, file size, workspace bytes and inodes (disk.py) and tmpfs size.
 
 When the harness runs as root, the command never runs as root: an outer bubblewrap (root, no user namespace, so
 it can mount any host path the allow-list names) builds the view, `setpriv` drops to a host uid of the
@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from lmrbench.sandbox import cgroups
+from lmrbench.sandbox import cgroups, disk
 from lmrbench.sandbox.base import ExecResult, Isolation, IsolationError, LimitHit, SandboxConfig
 from lmrbench.sandbox.numerics import kernels_env
 from lmrbench.sandbox.uids import lease_uid
@@ -154,6 +154,8 @@ class LocalSandbox:
             capabilities="kept" if plain_as_mapped_root else "dropped",
             user_namespaces="blocked" if bwrap or not _nested_userns_possible() else "allowed",
             workspace_mb=self.config.workspace_mb,
+            workspace_inodes=self.config.workspace_inodes,
+            disk="tmpfs" if root else "watchdog",  # as exec finds it: a refused mount is recorded there
             tmp_mb=self.config.tmp_mb if bwrap else None,
         )
 
@@ -256,15 +258,21 @@ class LocalSandbox:
             (workspace / sub).mkdir(parents=True, exist_ok=True)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         start = time.monotonic()
-        with self._identity() as uid, open(log_path, "wb") as log:
+        cfg = self.config
+        with self._identity() as uid, \
+                disk.capped([workspace, *writable], cfg.workspace_mb * MB, cfg.workspace_inodes) as mount, \
+                open(log_path, "wb") as log:
             if _is_root():
                 _give(uid, [workspace, *writable], keep=readonly)
-            code, timed_out, hits = self._run(cmd, workspace, readonly, writable, iso, uid, env, timeout_s, log)
+            code, timed_out, hits = self._run(cmd, workspace, readonly, writable, iso, uid, env, timeout_s, log,
+                                              mount)
+        iso = iso.model_copy(update={"uid": uid, "disk": "watchdog" if mount is None else "tmpfs"})
         return ExecResult(exit_code=code, timed_out=timed_out, duration_s=round(time.monotonic() - start, 3),
-                          log_path=log_path, isolation=iso.model_copy(update={"uid": uid}), limits_hit=hits)
+                          log_path=log_path, isolation=iso, limits_hit=hits)
 
     def _run(self, cmd: list[str], ws: Path, readonly: list[Path], writable: list[Path], iso: Isolation, uid: int,
-             env: dict[str, str] | None, timeout_s: float, log: BinaryIO) -> tuple[int | None, bool, list[LimitHit]]:
+             env: dict[str, str] | None, timeout_s: float, log: BinaryIO,
+             mount: Path | None) -> tuple[int | None, bool, list[LimitHit]]:
         cfg = self.config
         mem = cfg.memory_mb * MB
         drop_to = uid if _is_root() and iso.filesystem != "bwrap" and not shutil.which("setpriv") else None
@@ -280,7 +288,8 @@ class LocalSandbox:
                 start_new_session=True,
                 preexec_fn=functools.partial(self._preexec, groups.procs_files, drop_to),
             )
-            dog = Watchdog(timeout_s, [ws, *writable], cfg.workspace_mb * MB, None if groups.has("memory") else mem)
+            dog = Watchdog(timeout_s, [ws, *writable], cfg.workspace_mb * MB, None if groups.has("memory") else mem,
+                           cfg.workspace_inodes, mount)
             try:
                 code, timed_out = dog.wait(proc, functools.partial(_kill_group, proc))
             finally:
@@ -308,4 +317,6 @@ def _short_of_full(iso: Isolation, config: SandboxConfig) -> list[str]:
         missing.append("capabilities kept")
     if iso.user_namespaces != "blocked":
         missing.append("nested user namespaces allowed")
+    if iso.disk != "tmpfs":
+        missing.append("workspace caps only polled by the watchdog (a capped tmpfs needs root)")
     return missing

@@ -25,17 +25,23 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from lmrbench.sandbox import cgroups
+from lmrbench.sandbox import cgroups, disk
 from lmrbench.sandbox.base import ExecResult, Isolation, LimitHit, SandboxConfig
 from lmrbench.sandbox.local import MB, LocalSandbox, _give, _is_root
 from lmrbench.sandbox.uids import lease_uid
-from lmrbench.sandbox.view import python_roots
+from lmrbench.sandbox.view import masks, python_roots
 from lmrbench.sandbox.watchdog import Watchdog
 
 SERVER = Path(__file__).resolve().parents[1] / "evaluate" / "template_server.py"
 PRELOADABLE = ("numpy", "scipy", "torch", "pandas")
 SETUP_FAILED = 125
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+
+
+def message(job: dict[str, Any]) -> bytes:
+    """A job as the template reads it: its length line, then its JSON (read exactly: see template_server.py)."""
+    data = json.dumps(job).encode()
+    return str(len(data)).encode() + b"\n" + data
 
 
 class TemplateError(RuntimeError):
@@ -111,7 +117,7 @@ class Template:
             self._jobs[job_id] = job
             assert self.proc.stdin is not None
             try:
-                self.proc.stdin.write((json.dumps({"id": job_id, **spec}) + "\n").encode())
+                self.proc.stdin.write(message({"id": job_id, **spec}))
                 self.proc.stdin.flush()
             except (BrokenPipeError, ValueError) as exc:
                 self._jobs.pop(job_id, None)
@@ -193,6 +199,7 @@ class TemplateSandbox:
         cfg = self.config
         binds = [[p, "ro"] for p in cfg.system_paths if os.path.exists(p)]
         binds += [[str(r), "ro"] for r in python_roots()]
+        binds += [[str(m), "mask"] for m in masks([Path(b[0]) for b in binds])]  # the harness's hidden folders
         extras = [(str(ws), "rw")] + [(str(p), "ro") for p in readonly] + [(str(p), "rw") for p in writable]
         binds += [list(e) for e in sorted(extras, key=lambda e: len(Path(e[0]).parts))]
         rlimits = {"RLIMIT_AS": cfg.memory_mb * MB, "RLIMIT_FSIZE": cfg.max_file_mb * MB,
@@ -212,6 +219,7 @@ class TemplateSandbox:
         start = time.monotonic()
         mem = cfg.memory_mb * MB
         with lease_uid(cfg.uid_base, cfg.uid_slots, cfg.uid_lock_dir) as uid, \
+                disk.capped([ws, *writable], cfg.workspace_mb * MB, cfg.workspace_inodes) as mount, \
                 cgroups.sandbox_groups(mem if iso.memory == "cgroup" else None,
                                        cfg.max_processes if iso.processes == "cgroup" else None) as groups:
             _give(uid, [ws, *writable], keep=readonly)
@@ -220,7 +228,7 @@ class TemplateSandbox:
                     "timeout": timeout_s + 30, "policy": policy}
             try:
                 job = self._template(cmd[0]).submit(spec)
-                code, timed_out, hits = self._wait(job, ws, writable, timeout_s, mem, groups)
+                code, timed_out, hits = self._wait(job, [ws, *writable], timeout_s, mem, groups, mount)
             except TemplateError:
                 return None
             if groups.oom_kills() and "memory" not in hits:
@@ -231,15 +239,16 @@ class TemplateSandbox:
             self._disabled = "a child could not isolate itself (see its log)"
             return None
         template_iso = iso.model_copy(update={"uid": uid, "filesystem": "template", "capabilities": "dropped",
-                                              "user_namespaces": "blocked",
-                                              "tmp_mb": cfg.tmp_mb})
+                                              "user_namespaces": "blocked", "tmp_mb": cfg.tmp_mb,
+                                              "disk": "watchdog" if mount is None else "tmpfs"})
         return ExecResult(exit_code=code, timed_out=timed_out, duration_s=round(time.monotonic() - start, 3),
                           log_path=log_path, isolation=template_iso, limits_hit=hits, path="template")
 
-    def _wait(self, job: _Job, ws: Path, writable: list[Path], timeout_s: float, mem: int,
-              groups: cgroups.Groups) -> tuple[int | None, bool, list[LimitHit]]:
-        dog = Watchdog(timeout_s, [ws, *writable], self.config.workspace_mb * MB,
-                       None if groups.has("memory") else mem)
+    def _wait(self, job: _Job, roots: list[Path], timeout_s: float, mem: int, groups: cgroups.Groups,
+              mount: Path | None) -> tuple[int | None, bool, list[LimitHit]]:
+        cfg = self.config
+        dog = Watchdog(timeout_s, roots, cfg.workspace_mb * MB, None if groups.has("memory") else mem,
+                       cfg.workspace_inodes, mount)
 
         def kill() -> None:
             with contextlib.suppress(ProcessLookupError, PermissionError, TimeoutError):

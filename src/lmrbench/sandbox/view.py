@@ -1,9 +1,11 @@
 """The sandbox's view of the filesystem as bubblewrap arguments: an allow-list, nothing else.
 
 The root is an empty read-only tmpfs. On it: the system paths (read-only), the Python installation in use
-(read-only), a fresh /proc and /dev, private size-capped tmpfs at /tmp and /dev/shm, the workspace (writable),
-and the caller's extra read-only and writable paths, each at its own host path. Folders leading to a mounted
-path are created empty (mode 0755), so nothing beside that path shows.
+(read-only) with the harness's own folders inside it masked by empty read-only tmpfs (`hidden_paths`: an
+installed lmrbench package carries the built-in tasks' hidden files), a fresh /proc and /dev, private size-capped
+tmpfs at /tmp and /dev/shm, the workspace (writable), and the caller's extra read-only and writable paths, each
+at its own host path. Folders leading to a mounted path are created empty (mode 0755), so nothing beside that
+path shows.
 """
 
 from __future__ import annotations
@@ -13,6 +15,34 @@ import sys
 from pathlib import Path
 
 from lmrbench.sandbox.base import SandboxConfig
+
+PACKAGE = Path(__file__).resolve().parents[1]  # the lmrbench package this harness runs from
+SITE_DIRS = ("lib/python3*/site-packages", "lib/python3*/dist-packages", "lib/python3/dist-packages",
+             "local/lib/python3*/dist-packages")
+
+
+def hidden_paths() -> list[Path]:
+    """Harness folders that may sit inside the mounted Python installation and hold hidden material: the lmrbench
+    package itself (a non-editable install carries `builtin_tasks/`: golden files, expected outputs, checks, wrong
+    variants), every other installed copy of it with its metadata (whose RECORD lists each hidden file's size and
+    hash), and the harness's cache. Each is covered by an empty read-only
+    tmpfs in the view. Nothing run in the sandbox imports lmrbench (the runners are copied in, standalone)."""
+    cache = Path(os.environ.get("LMRBENCH_CACHE", Path.home() / ".cache" / "lmrbench"))
+    found = {PACKAGE, (PACKAGE / "builtin_tasks").resolve(), cache.resolve()}
+    for root in [*python_roots(), Path("/usr")]:
+        for pattern in SITE_DIRS:
+            for name in ("lmrbench", "lmrbench-*.dist-info", "lmrbench-*.egg-info"):  # RECORD: names, sizes, hashes
+                found.update(p.resolve() for p in root.glob(f"{pattern}/{name}"))
+    return sorted(found)
+
+
+def masks(mounted: list[Path]) -> list[Path]:
+    """The hidden paths a view mounting `mounted` (read-only roots) would show: existing folders inside one of them,
+    never one holding the Python installation itself."""
+    roots = python_roots()
+    shown = [p for p in hidden_paths() if p.is_dir() and any(p.is_relative_to(m) for m in mounted)
+             and not any(r.is_relative_to(p) for r in roots)]
+    return [p for p in shown if not any(p != q and p.is_relative_to(q) for q in shown)]  # outermost only
 
 
 def python_roots() -> list[Path]:
@@ -49,6 +79,11 @@ class _Builder:
         self.args += ["--perms", "1777", "--size", str(size_bytes), "--tmpfs", str(dest)]
         self.made.add(dest)
 
+    def mask(self, dest: Path) -> None:
+        """An empty tmpfs over `dest` (made read-only by `view_args` once every mount is in place)."""
+        self.args += ["--perms", "0555", "--size", "4096", "--tmpfs", str(dest)]
+        self.made.add(dest)
+
     def system(self, path: str) -> None:
         p = Path(path)
         if p.is_symlink():  # merged /usr: /bin -> usr/bin; keep it a link
@@ -75,8 +110,12 @@ def view_args(config: SandboxConfig, workspace: Path, readonly: list[Path], writ
     for root in python_roots():
         if not b._covered(root):
             b.bind("--ro-bind", root)
+    hidden = masks(b.mounted)
+    for folder in hidden:  # before the workspace and extras: a path the caller names is shown even inside a mask
+        b.mask(folder)
     b.bind("--bind", workspace)
     extras = [("--ro-bind", p) for p in readonly] + [("--bind", p) for p in writable]
     for kind, extra in sorted(extras, key=lambda e: len(e[1].parts)):
         b.bind(kind, extra)
-    return [*b.args, "--remount-ro", "/", "--chdir", str(workspace)]
+    remounts = [arg for folder in hidden for arg in ("--remount-ro", str(folder))]
+    return [*b.args, "--remount-ro", "/", *remounts, "--chdir", str(workspace)]
