@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 from lmrbench.authoring.fixtures import spec_changes
 from lmrbench.evaluate.probes import parse_probe_output
+from lmrbench.sandbox.numerics import kernels_env
+from tests.conftest import write_task
 
 
 def _run(**cases: dict) -> bytes:
@@ -34,3 +39,34 @@ def test_an_override_per_output_is_a_change():
 
 def test_added_and_removed_cases_are_named():
     assert spec_changes(parse_probe_output(_run(a=SPEC, b=SPEC)), parse_probe_output(_run(a=SPEC, c=SPEC))) == "+c, -b"
+
+
+KERNEL_SCRIPT = """import json, os, sys
+from pathlib import Path
+out = Path(sys.argv[1]); out.mkdir(parents=True, exist_ok=True)
+names = ("MKL_CBWR", "OPENBLAS_CORETYPE", "ATEN_CPU_CAPABILITY")
+(out / "kernels.json").write_text(json.dumps({n: os.environ.get(n, "") for n in names}))
+"""
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "lmrbench", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_tasks_fixtures_runs_make_fixtures_under_the_kernels_asked_for(tmp_path):
+    """`lmrbench tasks fixtures --kernels K` runs make_fixtures.py in a sandbox with K's environment: a fixture
+    written under the pinned kernels that records them is then out of date under other-blas (on x86-64)."""
+    root = tmp_path / "suite"
+    (write_task(root, "toy") / "make_fixtures.py").write_text(KERNEL_SCRIPT)
+    names = ("MKL_CBWR", "OPENBLAS_CORETYPE", "ATEN_CPU_CAPABILITY")
+    fixture = root / "toy" / "tests" / "fixtures" / "kernels.json"
+    for kernels in ("pinned", "other-blas"):
+        res = cli("tasks", "fixtures", "--tasks", str(root), "-t", "toy", "--kernels", kernels, cwd=tmp_path)
+        assert res.returncode == 0, res.stdout + res.stderr
+        assert json.loads(fixture.read_text()) == {n: kernels_env(kernels).get(n, "") for n in names}
+        assert cli("tasks", "fixtures", "--tasks", str(root), "-t", "toy", "--check", "--kernels", kernels,
+                   cwd=tmp_path).returncode == 0
+    res = cli("tasks", "fixtures", "--tasks", str(root), "-t", "toy", "--check", "--kernels", "pinned", cwd=tmp_path)
+    differs = kernels_env("pinned") != kernels_env("other-blas")
+    assert (res.returncode == 1 and "differs: kernels.json" in res.stdout) if differs else res.returncode == 0
