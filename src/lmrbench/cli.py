@@ -224,14 +224,17 @@ def tasks_lint(path: Annotated[Path | None, typer.Argument(help="Task folder; de
 def tasks_fixtures(tasks: TasksOpt = None, select: SelectOpt = None,
     split: SplitOpt = DEFAULT_SPLIT,
     since: SinceOpt = None,
-                   check: Annotated[bool, typer.Option("--check", help="Compare instead of writing.")] = False
+                   check: Annotated[bool, typer.Option("--check", help="Compare instead of writing.")] = False,
+                   kernels: Annotated[Kernels, typer.Option(
+                       help="CPU kernels in the sandbox: pinned | other-blas (another host's BLAS: a fixture must "
+                       "still check) | host.")] = "pinned",
                    ) -> None:
     """Regenerate tests/fixtures of each task from its reference (or check they are up to date)."""
     ts = _select(_load(tasks), select, split, since, new_work=False)
     ids = {i.task_id for i in ts.select(select)}
     bad = 0
     for task in (t for t in ts.tasks if t.task_id in ids):
-        res = build_fixtures(task, check)
+        res = build_fixtures(task, check, SandboxConfig(kernels=kernels))
         bad += not res.ok
         colour = "green" if res.ok else "red"
         out.print(f"[{colour}]{task.task_id}[/{colour}]: {res.detail}", highlight=False)
