@@ -298,7 +298,10 @@ def model_config(gate: bool, n_h: int) -> ModelConfig:
     return ModelConfig(vocab_size=8, num_layers=2, mlp_ratio=2, layer=layer)
 
 
-@case(params=[(True, 2), (False, 3)], **TOL64)
+# The generated logits go through the chunked form twice over a padded prompt: another host's matrix products
+# (MKL's AVX-512 branch against its AVX2 or compatible ones) move them by up to 1.5e-8 here (1e-15 elsewhere in
+# this file), so this case takes a tolerance that covers every host, not float64's.
+@case(params=[(True, 2), (False, 3)], rtol=1e-6, atol=1e-8)
 def model_generate(p):
     # greedy continuation of left-padded prompts (prefill + cached one-token steps) against full forwards
     model = build(model_config(*p), seed=1, dtype=F64)
