@@ -1,6 +1,7 @@
-"""The built-in suite itself: lint-clean, fixtures reproducible from the reference, and every implementation
-discriminates (reference passes, stub fails, every hand-written wrong variant fails). A change that weakens a
-task turns this red."""
+"""The built-in suite itself, on every run of `make test`: lint-clean, input fixtures reproducible from the
+reference under the pinned kernels and under another BLAS, every reference passing under both, every stub failing.
+The heavier proof, that every hand-written wrong variant fails and mechanical mutants are killed, is `make
+validate` (`lmrbench validate --mutants --split all`), which a changed task passes before it lands."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ IDS = [i.instance_id for i in SUITE.instances()]
 @pytest.fixture(scope="session")
 def validation() -> dict[str, ImplementationValidation]:
     impls = [(SUITE.task(i.task_id), i) for i in SUITE.instances()]
-    return {r.instance_id: r for r in validate(impls, ValidateConfig(repeat=1, workers=2))}
+    return {r.instance_id: r for r in validate(impls, ValidateConfig(repeat=1, wrong=False, workers=2))}
 
 
 def test_suite_is_lint_clean():
@@ -79,10 +80,15 @@ def test_reference_passes_with_another_blas(other_blas, instance_id):
 
 
 @pytest.mark.parametrize("instance_id", IDS)
-def test_implementation_discriminates(validation, instance_id):
+def test_reference_passes_and_stub_fails(validation, instance_id):
     res = validation[instance_id]
     assert res.reference_passed == res.reference_runs == 1, res.reference_reasons
     assert res.stub_status is not Status.PASSED
-    assert res.wrong_total >= 3
-    assert res.wrong_survivors == []
     assert res.tests >= 5
+
+
+@pytest.mark.parametrize("instance_id", IDS)
+def test_implementation_has_wrong_variants(instance_id):
+    task_id, index = instance_id.rsplit("/", 1)
+    variants = [p for p in SUITE.task(task_id).wrong_dir(int(index)).iterdir() if p.is_file()]
+    assert len(variants) >= 3

@@ -257,7 +257,8 @@ def validate_cmd(
     cold: Annotated[bool, typer.Option("--cold", help="One cold sandbox per job instead of warm batches.")] = False,
     kernels: Annotated[Kernels, typer.Option(
         help="CPU kernels in the sandbox: pinned (AVX2 on every x86-64 host that has it) | host | other-blas "
-        "(pinned, another BLAS summation order: proves the tolerances cover another host's BLAS).")] = "pinned",
+        "(pinned, another BLAS summation order: proves the tolerances cover another host's BLAS) | mkl-avx2 | "
+        "mkl-avx512 | mkl-sse4_2 (pinned, MKL forced onto that branch).")] = "pinned",
     reasons: Annotated[bool, typer.Option("--reasons", help="Also print why each wrong variant failed.")] = False,
     as_json: JsonOpt = False,
     env: EnvOpt = "task",

@@ -20,7 +20,7 @@ LimitHit = Literal["memory", "workspace", "inodes", "processes"]
 IsolationLevel = Literal["best", "full"]
 
 
-Kernels = Literal["pinned", "host", "other-blas"]
+Kernels = Literal["pinned", "host", "other-blas", "mkl-avx2", "mkl-avx512", "mkl-sse4_2"]
 
 
 class SandboxConfig(BaseModel):
@@ -84,7 +84,8 @@ class SandboxConfig(BaseModel):
         "x86-64 host that has it, so AVX2 and AVX-512 hosts compute the same bits (sandbox/numerics.py); 'host': "
         "whatever the libraries pick here; 'other-blas': pinned, but MKL's compatibility branch and OpenBLAS's "
         "oldest kernels sum matrix products in another order, as another host's BLAS may (proves tolerances "
-        "cover it).",
+        "cover it); 'mkl-avx2', 'mkl-avx512', 'mkl-sse4_2': pinned, with MKL forced onto that code branch (the "
+        "branches MKL picks among by CPU model and vendor; docs/host-independence.md).",
     )
 
 

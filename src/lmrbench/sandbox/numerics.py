@@ -59,10 +59,17 @@ def pinned_numerics_env() -> dict[str, str]:
     return numerics_env(platform.machine(), cpuinfo)
 
 
+# MKL's code branches, one at a time: an x86-64 host runs one of them, chosen by MKL from the CPU's model and vendor.
+MKL_BRANCH_ENV = {"mkl-avx2": "AVX2", "mkl-avx512": "AVX512", "mkl-sse4_2": "SSE4_2"}
+
+
 def kernels_env(kernels: Kernels) -> dict[str, str]:
     """The environment a sandboxed process gets for SandboxConfig.kernels."""
     if kernels == "host":
         return {}
+    if kernels in MKL_BRANCH_ENV:
+        on_x86 = platform.machine() in ("x86_64", "AMD64")
+        return pinned_numerics_env() | ({"MKL_CBWR": MKL_BRANCH_ENV[kernels]} if on_x86 else {})
     if kernels == "other-blas":
         return pinned_numerics_env() | (OTHER_BLAS_ENV if platform.machine() in ("x86_64", "AMD64") else {})
     return dict(pinned_numerics_env())

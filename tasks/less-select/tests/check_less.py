@@ -133,8 +133,10 @@ def select_is_top_fraction(out, ref):
 def select_ties(out, ref):
     _selection_ok(out, ref)
     s = np.asarray(out["scores"])
-    # pool = rows [5, 2, 5, 9, 2, 9, 5, 0]: duplicates score exactly alike
-    expect(s[0] == s[2] == s[6] and s[1] == s[4] and s[3] == s[5], "duplicate examples score alike")
+    # pool = rows [5, 2, 5, 9, 2, 9, 5, 0]: duplicates score alike, exactly where the host's BLAS treats every row
+    # of a batch the same way; an AVX2 MKL can split them by an ulp, and _selection_ok then ranks by the scores
+    for group in ((0, 2, 6), (1, 4), (3, 5)):
+        close(s[list(group)], np.full(len(group), s[group[0]]), rtol=1e-12, atol=0, what="duplicate examples' scores")
 
 
 @check("select_one_checkpoint_matches_features")
@@ -154,3 +156,4 @@ def warmup_f64(out, ref):
 @check("warmup_then_select[1]")
 def warmup_f32(out, ref):
     equal(out["f32_indices_count"], 6, what="floor(0.25 x 24) selected")
+

@@ -187,7 +187,10 @@ def select_matches_reference(i):
     return selection_out(run_select(s, fraction), fraction=fraction, n=len(SETUPS[s]["pool"]))
 
 
-@case(**F64)
+# Duplicated rows score equally only up to the host's BLAS (an AVX2 MKL sums a batch's rows in another order and
+# can split a duplicate pair by one ulp), so the positions are judged against the candidate's own scores by the
+# trusted check (equal scores: lower position first), not copied from the reference's run.
+@case(outputs={"indices": {"compare": "none"}}, **F64)
 def select_breaks_ties_by_position():
     rows = SETUPS[0]["pool"]
     pool = [rows[5], rows[2], rows[5], rows[9], rows[2], rows[9], rows[5], rows[0]]  # duplicates score equally
