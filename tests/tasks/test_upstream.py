@@ -167,7 +167,8 @@ def test_near_copies_with_renamed_locals_are_found(tmp_path):
     assert "lmrfake/legacy.py:4 (ema) holds 100% of the body of lmrfake/ops.py::running_mean" in found[0].detail
 
 
-def test_recipe_checks_want_ten_wrong_variants_notes_and_outputs(tmp_path):
+def test_recipe_checks_want_ten_wrong_variants_notes_and_outputs(tmp_path, monkeypatch):
+    monkeypatch.setenv("LMRBENCH_CACHE", str(tmp_path / "cache"))  # not fetched
     root, _ = _info(tmp_path)
     task = load_tasks(root.parent).tasks[0]
     kinds = sorted(p.kind for p in recipe_checks(task))
