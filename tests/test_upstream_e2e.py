@@ -147,3 +147,25 @@ def test_a_copy_of_a_target_elsewhere_is_a_lint_error(fetched, tmp_path):
     found = [p for p in json.loads(res.stdout) if p["kind"] == "body-near-elsewhere"]
     assert res.returncode == 1 and found, res.stdout
     assert "lmrfake/ops.py::running_mean" in found[0]["detail"] and "lmrfake/legacy.py" in found[0]["detail"]
+
+
+def test_prompt_export_and_run_see_only_the_masked_release(fetched, tmp_path):
+    tasks, cache = fetched["tasks"], fetched["cache"]
+    if not (tasks / "fake-smoother" / "tests" / "expected" / "probe_smoother.jsonl").is_file():
+        assert cli("tasks", "fixtures", "--tasks", str(tasks), "-t", "fake-smoother", cache=cache,
+                   cwd=tmp_path).returncode == 0
+    prompt = cli("tasks", "prompt", "fake-smoother/1", "--tasks", str(tasks), cache=cache, cwd=tmp_path).stdout
+    assert "### `lmrfake/ops.py`" in prompt and "### `lmrfake/model.py`" in prompt
+    assert "- `lmrfake/model.py`: `Smoother.forward`" in prompt
+    assert "out.append(m)" not in prompt and "running_mean(values, self.decay)" not in prompt
+    res = cli("workspace", "export", "--out", str(tmp_path / "ws"), "--tasks", str(tasks), "-t", "fake-smoother",
+              cache=cache, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr[-2000:]
+    ws = tmp_path / "ws" / "fake-smoother__1"
+    assert "raise NotImplementedError" in (ws / "lmrfake" / "ops.py").read_text()
+    assert not (ws / "lmrfake" / "legacy.py").exists() and not (ws / "lmrfake" / "tests").exists()
+    assert "`Smoother.forward` in `lmrfake/model.py`" in (ws / "INSTRUCTIONS.md").read_text()
+    for model, passed in (("reference", "1/1"), ("stub", "0/1")):
+        run = cli("run", "--model", model, "--tasks", str(tasks), "--split", "upstream", "--run-dir",
+                  str(tmp_path / model), cache=cache, cwd=tmp_path)
+        assert run.returncode == 0 and f"{model}: {passed} passed" in run.stdout, run.stdout[-2000:] + run.stderr
