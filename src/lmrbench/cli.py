@@ -286,6 +286,10 @@ def tasks_fetch(tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOp
         out.print(f"{task.task_id}: {up.package}=={up.version} ({up.filename}, sha256 ok) masked in {repo}",
                   highlight=False)
     attach_task_envs(ts, select, env)
+    for task in ts.tasks:
+        if task.env is not None:
+            state = f"could not install {task.env.failed}" if task.env.failed else "ready"
+            out.print(f"{task.task_id}: environment {state} ({task.env.root})", highlight=False)
 
 
 def load_upstream(tasks: Path | None, select: list[str] | None, split: str | None, since: str | None) -> TaskSet:
