@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.upstream_fake import WRONG, build_wheel, write_recipe
+from tests.upstream_fake import WRONG, build_dep_wheel, build_wheel, write_recipe
 
 
-def cli(*args: str, cache: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+def cli(*args: str, cache: Path, cwd: Path, **extra: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "LMRBENCH_FIND_LINKS"} | {"LMRBENCH_CACHE": str(cache)}
+    env |= extra
     return subprocess.run([sys.executable, "-m", "lmrbench", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=600, env=env)
 
@@ -169,3 +170,23 @@ def test_prompt_export_and_run_see_only_the_masked_release(fetched, tmp_path):
         run = cli("run", "--model", model, "--tasks", str(tasks), "--split", "upstream", "--run-dir",
                   str(tmp_path / model), cache=cache, cwd=tmp_path)
         assert run.returncode == 0 and f"{model}: {passed} passed" in run.stdout, run.stdout[-2000:] + run.stderr
+
+
+def test_a_task_environment_serves_the_warm_batches(fetched, tmp_path):
+    # the probe imports a requirement the harness lacks: the fetch builds the task's environment (uv, from a local
+    # folder here), and validation's warm batches run in that environment's interpreter
+    dist = fetched["dist"]
+    build_dep_wheel(dist)
+    tasks = tmp_path / "tasks"
+    write_recipe(tasks, dist / "lmrfake-0.1.0-py3-none-any.whl", task_id="fake-with-dep",
+                 requirements=["lmrfakedep==0.1.0"])
+    uv = {"UV_FIND_LINKS": str(dist), "UV_NO_INDEX": "1", "UV_OFFLINE": "1"}
+    res = cli("tasks", "fetch", "--tasks", str(tasks), cache=fetched["cache"], cwd=tmp_path, **uv)
+    assert res.returncode == 0 and "fake-with-dep: environment ready" in res.stdout, res.stdout + res.stderr
+    res = cli("tasks", "fixtures", "--tasks", str(tasks), "-t", "fake-with-dep", cache=fetched["cache"], cwd=tmp_path)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    res = cli("validate", "--tasks", str(tasks), "--split", "upstream", "--repeat", "2", "--json",
+              cache=fetched["cache"], cwd=tmp_path)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    (val,) = json.loads(res.stdout)
+    assert val["reference_passed"] == 2 and val["stub_status"] == "failed" and val["wrong_caught"] == len(WRONG)

@@ -114,12 +114,30 @@ def build_wheel(dist: Path, version: str = "0.1.0") -> Path:
     return path
 
 
+def build_dep_wheel(dist: Path) -> Path:
+    """lmrfakedep 0.1.0: a requirement the harness lacks (a task environment must install it)."""
+    dist.mkdir(parents=True, exist_ok=True)
+    path = dist / "lmrfakedep-0.1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("lmrfakedep/__init__.py", "SCALE = 3.0\n")
+        zf.writestr("lmrfakedep-0.1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: lmrfakedep\nVersion: 0.1.0\n")
+        zf.writestr("lmrfakedep-0.1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: lmrbench-tests\n"
+                    "Root-Is-Purelib: true\nTag: py3-none-any\n")
+        zf.writestr("lmrfakedep-0.1.0.dist-info/RECORD", "")
+    return path
+
+
+PROBE_WITH_DEP = PROBE.replace("from lmrbench_probe import case",
+                               "from lmrbench_probe import case\nfrom lmrfakedep import SCALE").replace("scale=3.0",
+                                                                                                      "scale=SCALE")
+
+
 def write_recipe(tasks: Path, wheel: Path, task_id: str = "fake-smoother", sha256: str | None = None,
-                 wrong: dict | None = None) -> Path:
+                 wrong: dict | None = None, requirements: list[str] | None = None) -> Path:
     """A task folder for the fake wheel (no expected outputs yet: `lmrbench tasks fixtures` writes them)."""
     root = tasks / task_id
     (root / "tests").mkdir(parents=True, exist_ok=True)
-    (root / "tests" / "probe_smoother.py").write_text(PROBE)
+    (root / "tests" / "probe_smoother.py").write_text(PROBE_WITH_DEP if requirements else PROBE)
     (root / "paper.md").write_text("# Smoothing\n\nAn exponential running mean and its scaled residual.\n")
     for name, variant in (WRONG if wrong is None else wrong).items():
         (root / "wrong" / "1").mkdir(parents=True, exist_ok=True)
@@ -127,7 +145,7 @@ def write_recipe(tasks: Path, wheel: Path, task_id: str = "fake-smoother", sha25
     info = {
         "format": "lmrbench/1", "task_id": task_id, "split": "upstream", "paper_name": "Fake smoothing",
         "paper_url": "https://example.org/fake", "year": 2025, "publication_date": "2025-10-01",
-        "timeout_s": 60, "requirements": [],
+        "timeout_s": 60, "requirements": requirements or [],
         "upstream": {"package": "lmrfake", "version": "0.1.0", "filename": wheel.name,
                      "sha256": sha256 or hashlib.sha256(wheel.read_bytes()).hexdigest(), "import_root": "lmrfake",
                      "tier": "feature", "first_released": {"version": "0.1.0", "date": "2025-10-02"},

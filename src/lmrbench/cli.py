@@ -254,6 +254,9 @@ def tasks_fixtures(tasks: TasksOpt = None, select: SelectOpt = None,
     """Regenerate tests/fixtures of each task from its reference (or check they are up to date)."""
     ts = _select(_load(tasks), select, split, since, new_work=False)
     ids = {i.task_id for i in ts.select(select)}
+    upstream = [i.instance_id for i in ts.select(select) if ts.task(i.task_id).upstream is not None]
+    if upstream:  # their probes import the task environment's requirements
+        attach_task_envs(ts, upstream, "task")
     bad = 0
     for task in (t for t in ts.tasks if t.task_id in ids):
         res = build_fixtures(task, check)

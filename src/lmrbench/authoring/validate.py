@@ -159,12 +159,15 @@ def _warm(job: _Job, cfg: ValidateConfig) -> bool:
 def _batches(jobs: list[_Job], cfg: ValidateConfig) -> list[list[_Job]]:
     """Warm batches (our layout; tasks mixed, at most `batch_size` jobs, at least one batch per worker);
     original-layout jobs, or all with warm=False, run alone."""
-    warm = [job for job in jobs if _warm(job, cfg)]
     singles = [[job] for job in jobs if not _warm(job, cfg)]
-    if not warm:
-        return singles
-    count = max(min(cfg.workers, len(warm)), -(-len(warm) // cfg.batch_size))
-    return [warm[i::count] for i in range(count)] + singles
+    groups: dict[str | None, list[_Job]] = {}  # one interpreter per batch: tasks with their own environment apart
+    for job in (j for j in jobs if _warm(j, cfg)):
+        groups.setdefault(job.task.env.key if job.task.env else None, []).append(job)
+    out = []
+    for warm in groups.values():
+        count = max(min(cfg.workers, len(warm)), -(-len(warm) // cfg.batch_size))
+        out += [warm[i::count] for i in range(count)]
+    return out + singles
 
 
 def _run(jobs: list[_Job], cfg: ValidateConfig, ecfg: EvalConfig, tick: Callable[[str], None] | None) -> None:
