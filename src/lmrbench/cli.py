@@ -557,8 +557,11 @@ def generate_cmd(
     """Write predictions.jsonl for a model (resumable: finished items are skipped)."""
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
                         max_steps, no_cache, paper)
-    _generate(_select(_load(tasks), select, split, since), opts, _run_dir(run_dir, model), select,
-              ExecutorConfig(kind=executor, ray_address=ray_address))
+    ts = _select(_load(tasks), select, split, since)
+    upstream = [i.instance_id for i in ts.select(select) if ts.task(i.task_id).upstream is not None]
+    if upstream and solver == "agent":  # the agent runs the code: in the task's environment
+        attach_task_envs(ts, upstream, "task")
+    _generate(ts, opts, _run_dir(run_dir, model), select, ExecutorConfig(kind=executor, ray_address=ray_address))
 
 
 @app.command("evaluate")
