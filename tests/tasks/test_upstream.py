@@ -179,3 +179,16 @@ def test_recipe_checks_want_ten_wrong_variants_notes_and_outputs(tmp_path, monke
 def test_committed_recipes_load_and_lint(task):
     # static: no download (the fetched release's checks run in `make validate`)
     assert [p.line() for p in recipe_checks(task) if p.severity == "error"] == []
+
+
+def test_preload_names_modules_but_never_the_package(tmp_path):
+    root, info = _info(tmp_path)
+    info["upstream"]["preload"] = ["numpy", "lmrfake.ops"]
+    (root / "info.json").write_text(json.dumps(info))
+    with pytest.raises(TaskFormatError, match="is the package itself"):
+        load_tasks(root.parent, strict=True)
+    info["upstream"]["preload"] = ["numpy", "scipy.special"]
+    (root / "info.json").write_text(json.dumps(info))
+    task = load_tasks(root.parent, strict=True).tasks[0]
+    from lmrbench.evaluate.warm import preload_for
+    assert preload_for([task]) == ["numpy", "scipy.special"]

@@ -52,7 +52,8 @@ def preload_for(tasks: list[Task]) -> list[str]:
     wanted = {r for task in tasks for r in task.requirements}
     if "torch" in wanted:
         wanted.add("torch._dynamo")
-    return [name for name in PRELOAD if name in wanted]
+    declared = [m for task in tasks if task.upstream is not None for m in task.upstream.preload]
+    return [name for name in PRELOAD if name in wanted] + list(dict.fromkeys(declared))
 
 
 def evaluate_warm(

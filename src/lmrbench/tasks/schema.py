@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from enum import Enum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from lmrbench.tasks.categories import Category
 
@@ -90,6 +91,20 @@ class UpstreamInfo(BaseModel):
     first_released: FirstRelease = Field(description="When the targets were first released.")
     remove: list[str] = Field(default_factory=list, description="Files deleted from the workspace (relative to its "
                               "root): siblings that compute a target's result by another route, reference copies.")
+    preload: list[str] = Field(default_factory=list, description="Third-party modules a warm validation batch "
+                               "imports once before it forks a child per job (e.g. 'torch', 'transformers'); never "
+                               "the package itself. Speed only: verdicts do not depend on it.")
+
+    @field_validator("preload")
+    @classmethod
+    def _not_the_package(cls, names: list[str], info: ValidationInfo) -> list[str]:
+        root = info.data.get("import_root")
+        for name in names:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", name):
+                raise ValueError(f"'{name}' is not a module name")
+            if root and name.split(".")[0] == root:
+                raise ValueError(f"'{name}' is the package itself: the workspace copy must be imported fresh")
+        return names
 
     @property
     def is_wheel(self) -> bool:
