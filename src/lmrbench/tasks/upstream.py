@@ -172,6 +172,18 @@ def _unpack_sdist(archive: Path, dest: Path, import_root: str) -> int:
     return count
 
 
+def _install_tree(tmp: Path, dest: Path) -> None:
+    """Put a finished tree in place. Another process building the same tree at the same time may win the rename;
+    its tree is the same, so that is not an error."""
+    if dest.exists():
+        shutil.rmtree(dest, ignore_errors=True)
+    try:
+        tmp.rename(dest)
+    except OSError:
+        if not dest.is_dir():
+            raise
+
+
 def unpack(task_id: str, up: UpstreamInfo, dist: Path, cfg: FetchConfig) -> Path:
     """The golden tree (the import root only), unpacked once."""
     golden = golden_root(up, cfg.cache_dir)
@@ -186,9 +198,7 @@ def unpack(task_id: str, up: UpstreamInfo, dist: Path, cfg: FetchConfig) -> Path
             count = _unpack_sdist(dist, tmp, up.import_root)
         if count == 0 or not (tmp / up.import_root).is_dir():
             raise UpstreamError(f"{task_id}: {up.filename} has no folder '{up.import_root}' (import_root)")
-        if golden.exists():
-            shutil.rmtree(golden)
-        tmp.rename(golden)
+        _install_tree(tmp, golden)
         done.write_text(up.sha256 + "\n", encoding="utf-8")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -271,9 +281,7 @@ def build_masked(task: Task, golden: Path, cfg: FetchConfig) -> Path:
         tests = _drop_tests(tmp)
         for rel, names in task_target_map(task).items():
             _mask_file(task.task_id, tmp, rel, names)
-        if dest.exists():
-            shutil.rmtree(dest)
-        tmp.rename(dest)
+        _install_tree(tmp, dest)
         stamp.write_text(json.dumps({"key": key, "removed_tests": tests}, indent=1), encoding="utf-8")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
