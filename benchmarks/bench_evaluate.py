@@ -68,7 +68,7 @@ def main() -> None:
     parser.add_argument("--kinds", nargs="+", default=["reference"], choices=["reference", "stub", "wrong"])
     parser.add_argument("-t", "--task", action="append", default=None)
     args = parser.parse_args()
-    tasks = load_tasks()
+    tasks = load_tasks().restrict(split="all")  # lite and main (the upstream split needs its releases fetched)
     impls = tasks.select(args.task)
     preds = [p for i in impls for p in predictions(tasks.task(i.task_id), i, args.kinds)]
     print(f"{len(preds)} evaluations per run ({', '.join(args.kinds)})")

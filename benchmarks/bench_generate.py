@@ -28,7 +28,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16])
     parser.add_argument("--samples", type=int, default=2)
     args = parser.parse_args()
-    tasks = load_tasks()
+    tasks = load_tasks().restrict(split="all")  # lite and main (the upstream split needs its releases fetched)
     n = len(tasks.instances()) * args.samples
     print(f"{n} requests per setting, server latency {args.latency * 1000:.0f} ms")
     with StubServer(default=Reply(content=ANSWER, delay_s=args.latency)) as server:

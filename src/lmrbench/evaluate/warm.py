@@ -52,7 +52,8 @@ def preload_for(tasks: list[Task]) -> list[str]:
     wanted = {r for task in tasks for r in task.requirements}
     if "torch" in wanted:
         wanted.add("torch._dynamo")
-    return [name for name in PRELOAD if name in wanted]
+    declared = [m for task in tasks if task.upstream is not None for m in task.upstream.preload]
+    return [name for name in PRELOAD if name in wanted] + list(dict.fromkeys(declared))
 
 
 def evaluate_warm(
@@ -88,6 +89,10 @@ def evaluate_warm_many(
     for task in {id(t): t for t, _, _ in items}.values():
         if task.layout is not Layout.LMRBENCH:
             raise ValueError(f"{task.task_id}: warm batches need the lmrbench task layout")
+    envs = {t.env.key if t.env else None for t, _, _ in items}
+    if len(envs) > 1:
+        raise ValueError(f"a warm batch runs one interpreter: its tasks' environments differ ({sorted(map(str, envs))})"
+                         )
     config = config or EvalConfig()
     sandbox = sandbox or LocalSandbox(config.sandbox)
     digests: dict[str, str] = {}
@@ -214,8 +219,10 @@ def _serve(prepared: list[Prepared], batch: Path, log_dir: Path, sandbox: Sandbo
     watcher = _FirstFailure(watched)
     watcher.start()
     try:
-        res = sandbox.exec([sys.executable, "-P", str(batch / "_server" / "warm_server.py"),
-                            str(batch / "jobs.json"), str(results_file), ",".join(preload)], batch, total, server_log)
+        env = prepared[0].task.env  # one per batch (evaluate_warm_many); the upstream split's tasks may have one
+        python, readonly = (str(env.python), [env.root]) if env is not None else (sys.executable, [])
+        res = sandbox.exec([python, "-P", str(batch / "_server" / "warm_server.py"), str(batch / "jobs.json"),
+                            str(results_file), ",".join(preload)], batch, total, server_log, readonly=readonly)
     finally:
         watcher.done.set()
         watcher.join()
