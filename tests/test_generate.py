@@ -16,7 +16,7 @@ from lmrbench.tasks.loader import load_tasks
 from lmrbench.tasks.schema import Implementation, Task
 from lmrbench.tasks.source import extract
 
-SUITE = load_tasks()
+SUITE = load_tasks().restrict(split="all")  # lite and main: nothing to fetch
 HOSTILE = [
     "\ud800 lone surrogate \udfff",
     "```python\ndef f(:\n```",
@@ -52,7 +52,8 @@ def test_concurrency_8_over_200_answers_records_every_item(tmp_path):
     keys = Counter((r.obj["instance_id"], r.obj["sample"]) for r in recs if r.obj)
     assert set(keys.values()) == {1} and len(keys) == len(impls) * 3
     outcomes = Counter(r.obj["meta"]["outcome"] for r in recs if r.obj)
-    assert outcomes[Outcome.HARNESS_ERROR] == 0, [r.obj["error"] for r in recs if r.obj and r.obj.get("error")]
+    harness = [r.obj["error"] for r in recs if r.obj and r.obj["meta"]["outcome"] == Outcome.HARNESS_ERROR]
+    assert harness == []
     assert outcomes[Outcome.DONE] > 150 and outcomes[Outcome.NO_CODE] > 0
 
 
