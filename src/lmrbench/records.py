@@ -87,13 +87,20 @@ class Prediction(BaseModel):
 
 
 class Status(StrEnum):
-    """Outcome of one evaluation."""
+    """Outcome of one evaluation.
+
+    `invalid_prediction` is the model's own failure (an answer with no usable code) and counts against it;
+    `model_error` is the provider's (a request that still failed after its retries: connection refused or
+    closed, 5xx, missing or bad credentials): there is no answer to score, so it is counted apart, outside the
+    pass rate's denominator, and re-running the run retries exactly those items.
+    """
 
     PASSED = "passed"
     FAILED = "failed"
     ERROR = "error"
     TIMEOUT = "timeout"
     INVALID = "invalid_prediction"
+    MODEL_ERROR = "model_error"
 
 
 class Grading(StrEnum):
