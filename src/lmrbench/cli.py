@@ -845,7 +845,9 @@ def _env_line(rec: EnvRecord) -> str:
     state = "[green]ready[/green]" if rec.status is EnvStatus.READY else "[yellow]partial[/yellow]"
     how = "cached" if rec.reused else f"built in {rec.seconds:.0f} s"
     failed = "; could not install: " + ", ".join(f.requirement for f in rec.failed) if rec.failed else ""
-    return f"{rec.task_id}: {state} ({how}, {len(rec.installed)} installed){failed}"
+    subs = "; substituted to fit the harness: " + ", ".join(s.line() for s in rec.substituted) \
+        if rec.substituted else ""
+    return f"{rec.task_id}: {state} ({how}, {len(rec.installed)} installed){failed}{subs}"
 
 
 def attach_task_envs(ts: TaskSet, select: list[str] | None, mode: EnvMode, cache: Path | None = None) -> None:
@@ -857,7 +859,7 @@ def attach_task_envs(ts: TaskSet, select: list[str] | None, mode: EnvMode, cache
 
         def tick(rec: EnvRecord) -> None:
             bar.update(job, advance=1, description=rec.task_id)
-            if rec.failed:
+            if rec.failed or rec.substituted:
                 err.print(_env_line(rec), highlight=False)
 
         try:
@@ -890,7 +892,7 @@ def env_build(tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt 
             err.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from exc
     for rec in records:
-        out.print(_env_line(rec), highlight=False)
+        out.print(_env_line(rec), highlight=False, soft_wrap=True)
     built = sum(r.seconds for r in records if not r.reused)
     out.print(f"{len(records)} environment(s); {sum(not r.reused for r in records)} built in {built:.0f} s "
               "(summed over builds)", highlight=False)

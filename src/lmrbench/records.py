@@ -165,6 +165,8 @@ class Evaluation(BaseModel):
     node: str = Field(default="", description="The Ray node that ran it (--executor ray); empty: this machine.")
     cause: ErrorCause | None = Field(default=None, description="Only for status error: what in the environment "
                                      "kept the tests from measuring the prediction.")
+    env_substitutions: list[str] = Field(default_factory=list, description="'asked -> installed': requirements of "
+                                         "the task's environment replaced by a release that fits the harness.")
 
     @property
     def passed(self) -> bool:

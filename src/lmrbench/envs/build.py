@@ -24,6 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from lmrbench.envs.compat import Substitution, repair_imports, resolve_compatible
 from lmrbench.envs.spec import EnvSpec, env_spec, requirement_name
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.schema import Layout, Task, TaskEnv
@@ -55,6 +56,8 @@ class EnvRecord(BaseModel):
     status: EnvStatus
     installed: list[str] = Field(default_factory=list, description="Requirements installed.")
     failed: list[FailedRequirement] = Field(default_factory=list)
+    substituted: list[Substitution] = Field(default_factory=list, description="Requirements replaced by a release "
+                                            "that fits the harness's torch, numpy, scipy and pandas.")
     seconds: float = Field(default=0.0, description="Build time.")
     reused: bool = Field(default=False, description="Found in the cache; not built by this call.")
 
@@ -113,6 +116,17 @@ def _make_venv(tmp: Path, config: EnvConfig) -> None:
     harness = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
     site = next((tmp / "lib").glob("python*/site-packages"))
     (site / HARNESS_PTH).write_text("".join(f"{p}\n" for p in harness), encoding="utf-8")
+
+
+def _compatible(spec: EnvSpec, task: Task, tmp: Path, config: EnvConfig
+                ) -> tuple[list[str], list[FailedRequirement], list[Substitution]]:
+    """Install the requirements, each one that conflicts with the harness (by metadata, or at import) replaced by
+    a release that fits it (envs/compat.py)."""
+    wanted, subs = resolve_compatible(spec, tmp, lambda args: _uv(args, config, tmp))
+    installed, failed = _install_all(spec.model_copy(update={"requirements": wanted}), task, tmp, config)
+    ok = [r for r in wanted if r in installed]
+    subs += repair_imports(ok, tmp, lambda args: _uv(args, config, tmp), lambda items: _install(items, tmp, config))
+    return installed, failed, subs
 
 
 def _install(items: list[str], tmp: Path, config: EnvConfig) -> subprocess.CompletedProcess[str]:
@@ -198,10 +212,11 @@ def build_env(task: Task, config: EnvConfig, rebuild: bool = False) -> EnvRecord
     tmp = root.parent / f"{root.name}.tmp-{os.getpid()}-{time.monotonic_ns()}"
     try:
         _make_venv(tmp, config)
-        installed, failed = _install_all(spec, task, tmp, config)
+        installed, failed, subs = _compatible(spec, task, tmp, config)
         if spec.local:
             _drop_local_copies(tmp, config)
         record = EnvRecord(task_id=task.task_id, key=spec.key(), installed=installed, failed=failed,
+                           substituted=subs,
                            status=EnvStatus.PARTIAL if failed else EnvStatus.READY,
                            seconds=round(time.monotonic() - start, 1))
         (tmp / RECORD).write_text(record.model_dump_json(indent=1), encoding="utf-8")
@@ -217,7 +232,7 @@ def task_env(task: Task, config: EnvConfig, record: EnvRecord) -> TaskEnv:
     spec = env_spec(task)
     root = env_root(config, spec)
     return TaskEnv(python=root / "bin" / "python", root=root, key=record.key, paths=spec.sys_path(task.repo_dir),
-                   failed=[f.requirement for f in record.failed])
+                   failed=[f.requirement for f in record.failed], substituted=[s.line() for s in record.substituted])
 
 
 def needs_env(task: Task, mode: EnvMode) -> bool:

@@ -189,7 +189,7 @@ class Prepared:
     def base_fields(self) -> dict[str, Any]:
         return dict(instance_id=self.impl.instance_id, task_id=self.task.task_id, index=self.impl.index,
                     model=self.pred.model, sample=self.pred.sample, key=self.key, log_path=str(self.log),
-                    grading=self.grading)
+                    grading=self.grading, env_substitutions=list(self.task.env.substituted) if self.task.env else [])
 
 
 def _sandbox_files(task: Task) -> list[Path]:
