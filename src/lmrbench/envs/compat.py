@@ -86,13 +86,21 @@ def _compile(reqs: list[str], tmp: Path, uv: Uv) -> subprocess.CompletedProcess[
                str(tmp / "lmrbench-harness.txt"), "--no-header", "--no-annotate", "--quiet"])
 
 
-def _conflict(stderr: str, reqs: list[str]) -> int | None:
-    """The requirement the resolver names as conflicting with a harness package, if that is what it says."""
+def _harness_conflict(stderr: str) -> bool:
+    """The resolver's error involves a harness package's pinned version."""
+    return any(re.search(rf"(?<![\w-]){p}==", stderr.lower()) for p in PROVIDED)
+
+
+def _named(stderr: str, reqs: list[str]) -> int | None:
+    """Index of the requirement the resolver's error names first."""
     text = stderr.lower()
-    if not any(re.search(rf"\b{p}==", text) for p in PROVIDED):
-        return None
-    found = [(text.find(requirement_name(r)), i) for i, r in enumerate(reqs) if requirement_name(r)]
-    found = [(pos, i) for pos, i in found if pos >= 0]
+    found = []
+    for i, req in enumerate(reqs):
+        name = requirement_name(req)
+        for form in {name, name.replace("-", "_")} if name else set():
+            m = re.search(rf"(?<![\w.-]){re.escape(form)}(?![\w-])", text)
+            if m:
+                found.append((m.start(), i))
     return min(found)[1] if found else None
 
 
@@ -111,14 +119,19 @@ def resolve_compatible(spec: EnvSpec, tmp: Path, uv: Uv) -> tuple[list[str], lis
         return reqs, []
     (tmp / "lmrbench-harness.txt").write_text(harness_constraints(spec), encoding="utf-8")
     relaxed: dict[int, str] = {}
-    for _ in range(len(reqs) + 1):  # each round relaxes one more requirement, or ends
-        proc = _compile(reqs, tmp, uv)
+    active = list(range(len(reqs)))  # the requirements resolved together; one that cannot be had at all is left out
+    for _ in range(2 * len(reqs) + 1):  # each round relaxes or leaves out one requirement, or ends
+        proc = _compile([reqs[i] for i in active], tmp, uv)
         if proc.returncode == 0:
             return _pin_relaxed(reqs, relaxed, spec, proc.stdout)
-        bad = _conflict(proc.stderr, reqs)
-        loose = _relaxed(reqs[bad]) if bad is not None and bad not in relaxed else None
-        if bad is None or loose is None:
+        pos = _named(proc.stderr, [reqs[i] for i in active])
+        if pos is None:  # no network, or an error that names nothing: install as asked
             break
+        bad = active[pos]
+        loose = _relaxed(reqs[bad]) if _harness_conflict(proc.stderr) and bad not in relaxed else None
+        if loose is None:
+            active.remove(bad)  # installed as asked; the installer records it when it fails
+            continue
         relaxed[bad] = _cause(proc.stderr)
         reqs[bad] = loose
     return list(spec.requirements), []
@@ -131,6 +144,9 @@ def _pin_relaxed(reqs: list[str], relaxed: dict[int, str], spec: EnvSpec, output
     for i, why in relaxed.items():
         req = Requirement(reqs[i])
         version = pins.get(requirement_name(reqs[i]))
+        if version is None:  # left out of the resolution in the end: installed as asked
+            reqs[i] = spec.requirements[i]
+            continue
         reqs[i] = _with_version(req, version)
         subs.append(Substitution(requirement=spec.requirements[i], installed=reqs[i],
                                  reason=f"conflicts with the harness: {why}"))
