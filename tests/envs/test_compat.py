@@ -92,6 +92,7 @@ def test_a_release_that_fails_to_import_here_is_replaced_by_one_that_imports(tmp
     [sub] = rec.substituted
     assert (sub.requirement, sub.installed) == ("lmrbench-fixture-abi==1.0", "lmrbench-fixture-abi==2.0")
     assert "does not import here" in sub.reason and "NumPy 1.x" in sub.reason
+    assert rec.installed == ["lmrbench-fixture-abi==2.0"]  # what the environment holds now
     env = ts.task("01-abi").env
     assert env is not None and env.substituted == ["lmrbench-fixture-abi==1.0 -> lmrbench-fixture-abi==2.0"]
     out = subprocess.run([str(env.python), "-c", "import lmrbench_fixture_abi as m; print(m.VALUE)"],

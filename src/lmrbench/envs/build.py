@@ -125,8 +125,9 @@ def _compatible(spec: EnvSpec, task: Task, tmp: Path, config: EnvConfig
     wanted, subs = resolve_compatible(spec, tmp, lambda args: _uv(args, config, tmp))
     installed, failed = _install_all(spec.model_copy(update={"requirements": wanted}), task, tmp, config)
     ok = [r for r in wanted if r in installed]
-    subs += repair_imports(ok, tmp, lambda args: _uv(args, config, tmp), lambda items: _install(items, tmp, config))
-    return installed, failed, subs
+    repaired = repair_imports(ok, tmp, lambda args: _uv(args, config, tmp), lambda items: _install(items, tmp, config))
+    now = {s.requirement: s.installed for s in repaired}
+    return [now.get(r, r) for r in installed], failed, subs + repaired
 
 
 def _install(items: list[str], tmp: Path, config: EnvConfig) -> subprocess.CompletedProcess[str]:
