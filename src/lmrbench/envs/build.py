@@ -24,7 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from lmrbench.envs.compat import Substitution, repair_imports, resolve_compatible
+from lmrbench.envs.compat import RESOLVED, Substitution, repair_imports, resolve_compatible
 from lmrbench.envs.spec import EnvSpec, env_spec, requirement_name
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.schema import Layout, Task, TaskEnv
@@ -125,14 +125,20 @@ def _compatible(spec: EnvSpec, task: Task, tmp: Path, config: EnvConfig
     wanted, subs = resolve_compatible(spec, tmp, lambda args: _uv(args, config, tmp))
     installed, failed = _install_all(spec.model_copy(update={"requirements": wanted}), task, tmp, config)
     ok = [r for r in wanted if r in installed]
-    repaired = repair_imports(ok, tmp, lambda args: _uv(args, config, tmp), lambda items: _install(items, tmp, config))
+    repaired = repair_imports(ok, tmp, lambda args: _uv(args, config, tmp),
+                              lambda items: _install(items, tmp, config, resolved=False))
     now = {s.requirement: s.installed for s in repaired}
     return [now.get(r, r) for r in installed], failed, subs + repaired
 
 
-def _install(items: list[str], tmp: Path, config: EnvConfig) -> subprocess.CompletedProcess[str]:
+def _install(items: list[str], tmp: Path, config: EnvConfig, resolved: bool = True
+             ) -> subprocess.CompletedProcess[str]:
+    """uv pip install, the harness's packages excluded; with `resolved`, every version is held to the resolution
+    made with the harness's versions (RESOLVED, when there is one), so that an unpinned requirement gets the
+    release that fits the harness's torch, not the newest."""
     excludes = tmp / "lmrbench-excludes.txt"
-    return _uv(["pip", "install", "--python", str(tmp / "bin" / "python"), "--excludes", str(excludes), *items],
+    pins = ["--constraints", str(tmp / RESOLVED)] if resolved and (tmp / RESOLVED).is_file() else []
+    return _uv(["pip", "install", "--python", str(tmp / "bin" / "python"), "--excludes", str(excludes), *pins, *items],
                config, tmp)
 
 

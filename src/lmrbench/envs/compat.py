@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 from lmrbench.envs.spec import PROVIDED, EnvSpec, requirement_name
 
 Uv = Callable[[list[str]], subprocess.CompletedProcess[str]]
+RESOLVED = "lmrbench-resolved.txt"  # the resolution made with the harness's versions: the install's constraints
 SKIP_MODULES = {"tests", "test", "docs", "examples", "benchmarks", "__pycache__"}
 IMPORT_CHECK = """import importlib, json, sys
 bad = {}
@@ -123,6 +124,7 @@ def resolve_compatible(spec: EnvSpec, tmp: Path, uv: Uv) -> tuple[list[str], lis
     for _ in range(2 * len(reqs) + 1):  # each round relaxes or leaves out one requirement, or ends
         proc = _compile([reqs[i] for i in active], tmp, uv)
         if proc.returncode == 0:
+            (tmp / RESOLVED).write_text(proc.stdout, encoding="utf-8")
             return _pin_relaxed(reqs, relaxed, spec, proc.stdout)
         pos = _named(proc.stderr, [reqs[i] for i in active])
         if pos is None:  # no network, or an error that names nothing: install as asked

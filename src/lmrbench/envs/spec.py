@@ -25,7 +25,8 @@ PROVIDED = ("torch", "numpy", "scipy", "pandas")
 # gigabytes to download; pip-freeze style requirement files pin them.
 TORCH_COMPANIONS = re.compile(r"^(nvidia-.+|triton|pytorch-triton|cuda-python|cuda-bindings)$")
 TOOLING = {"pip", "setuptools", "wheel"}
-SPEC_VERSION = "2"  # 2: requirements that conflict with the harness are substituted (envs/compat.py)
+SPEC_VERSION = "3"  # 2: requirements that conflict with the harness are substituted; 3: versions held to that
+# resolution (envs/compat.py)
 OPTIONS_WITH_VALUE = {"-c", "--constraint", "-i", "--index-url", "--extra-index-url", "-f", "--find-links",
                       "--target", "-t", "--prefix", "--root", "--cache-dir", "--trusted-host", "--platform"}
 PIP_INSTALL = re.compile(r"^(?:python3?\s+-m\s+)?pip3?\s+install\s+(.*)$")
