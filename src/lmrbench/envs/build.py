@@ -69,6 +69,8 @@ class EnvConfig(BaseModel):
         "LMRBENCH_CACHE", Path.home() / ".cache" / "lmrbench")), description="Environments go under <cache>/envs.")
     workers: int = Field(default=2, ge=1, description="Environments built in parallel.")
     timeout_s: int = Field(default=1800, ge=10, description="Limit of one installer call.")
+    resolve_timeout_s: int = Field(default=900, ge=10, description="Limit of the resolution with the harness's "
+                                   "versions (all its rounds); past it the requirements are installed as asked.")
 
 
 def uv_binary() -> str:
@@ -92,15 +94,16 @@ def env_root(config: EnvConfig, spec: EnvSpec) -> Path:
     return config.cache_dir / "envs" / spec.key()[:24]
 
 
-def _uv(args: list[str], config: EnvConfig, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _uv(args: list[str], config: EnvConfig, cwd: Path, timeout_s: float | None = None
+        ) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, UV_CACHE_DIR=str(config.cache_dir / "uv"), UV_PYTHON_DOWNLOADS="never",
                UV_NO_PROGRESS="1")
     env.pop("VIRTUAL_ENV", None)
+    limit = timeout_s or config.timeout_s
     try:
-        return subprocess.run([uv_binary(), *args], capture_output=True, text=True, timeout=config.timeout_s,
-                              env=env, cwd=cwd)
+        return subprocess.run([uv_binary(), *args], capture_output=True, text=True, timeout=limit, env=env, cwd=cwd)
     except subprocess.TimeoutExpired:
-        return subprocess.CompletedProcess(args, 124, "", f"installer timed out after {config.timeout_s} s")
+        return subprocess.CompletedProcess(args, 124, "", f"installer timed out after {limit:.0f} s")
 
 
 def _last_error(proc: subprocess.CompletedProcess[str]) -> str:
@@ -122,11 +125,11 @@ def _compatible(spec: EnvSpec, task: Task, tmp: Path, config: EnvConfig
                 ) -> tuple[list[str], list[FailedRequirement], list[Substitution]]:
     """Install the requirements, each one that conflicts with the harness (by metadata, or at import) replaced by
     a release that fits it (envs/compat.py)."""
-    wanted, subs = resolve_compatible(spec, tmp, lambda args: _uv(args, config, tmp))
+    resolver = lambda args, limit: _uv(args, config, tmp, limit)  # noqa: E731
+    wanted, subs = resolve_compatible(spec, tmp, resolver, config.resolve_timeout_s)
     installed, failed = _install_all(spec.model_copy(update={"requirements": wanted}), task, tmp, config)
     ok = [r for r in wanted if r in installed]
-    repaired = repair_imports(ok, tmp, lambda args: _uv(args, config, tmp),
-                              lambda items: _install(items, tmp, config, resolved=False))
+    repaired = repair_imports(ok, tmp, resolver, lambda items: _install(items, tmp, config, resolved=False))
     now = {s.requirement: s.installed for s in repaired}
     return [now.get(r, r) for r in installed], failed, subs + repaired
 

@@ -17,6 +17,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,7 +26,9 @@ from pydantic import BaseModel, Field
 
 from lmrbench.envs.spec import PROVIDED, EnvSpec, requirement_name
 
-Uv = Callable[[list[str]], subprocess.CompletedProcess[str]]
+Uv = Callable[[list[str], float], subprocess.CompletedProcess[str]]  # uv with these arguments, within this many s
+Installer = Callable[[list[str]], subprocess.CompletedProcess[str]]
+MAX_ROUNDS = 12  # resolutions tried per environment: each relaxes or leaves out one requirement
 RESOLVED = "lmrbench-resolved.txt"  # the resolution made with the harness's versions: the install's constraints
 SKIP_MODULES = {"tests", "test", "docs", "examples", "benchmarks", "__pycache__"}
 IMPORT_CHECK = """import importlib, json, sys
@@ -81,10 +84,10 @@ def _pins(output: str) -> dict[str, str]:
     return out
 
 
-def _compile(reqs: list[str], tmp: Path, uv: Uv) -> subprocess.CompletedProcess[str]:
+def _compile(reqs: list[str], tmp: Path, uv: Uv, timeout_s: float) -> subprocess.CompletedProcess[str]:
     (tmp / "lmrbench-compat.in").write_text("".join(f"{r}\n" for r in reqs), encoding="utf-8")
     return uv(["pip", "compile", str(tmp / "lmrbench-compat.in"), "--python", sys.executable, "--constraints",
-               str(tmp / "lmrbench-harness.txt"), "--no-header", "--no-annotate", "--quiet"])
+               str(tmp / "lmrbench-harness.txt"), "--no-header", "--no-annotate", "--quiet"], max(1.0, timeout_s))
 
 
 def _harness_conflict(stderr: str) -> bool:
@@ -111,18 +114,23 @@ def _cause(stderr: str) -> str:
     return (said[0] if said else "conflicts with the harness's packages")[:300]
 
 
-def resolve_compatible(spec: EnvSpec, tmp: Path, uv: Uv) -> tuple[list[str], list[Substitution]]:
+def resolve_compatible(spec: EnvSpec, tmp: Path, uv: Uv, budget_s: float = 900
+                       ) -> tuple[list[str], list[Substitution]]:
     """The requirements to install: each one whose pin conflicts with the harness's provided packages replaced by
-    the release the resolver picks with them. Anything else that keeps the resolution from succeeding (no network,
-    an unknown project, two requirements of the task in conflict) leaves the requirements as they are."""
+    the release the resolver picks with them. A requirement that cannot be resolved at all is left out of the
+    resolution (and installed as asked); no network, an error that names nothing, more than MAX_ROUNDS rounds or
+    `budget_s` seconds leave the requirements as they are."""
     reqs = list(spec.requirements)
     if not reqs:
         return reqs, []
     (tmp / "lmrbench-harness.txt").write_text(harness_constraints(spec), encoding="utf-8")
     relaxed: dict[int, str] = {}
     active = list(range(len(reqs)))  # the requirements resolved together; one that cannot be had at all is left out
-    for _ in range(2 * len(reqs) + 1):  # each round relaxes or leaves out one requirement, or ends
-        proc = _compile([reqs[i] for i in active], tmp, uv)
+    deadline = time.monotonic() + budget_s
+    for _ in range(MAX_ROUNDS):
+        if time.monotonic() >= deadline:
+            break
+        proc = _compile([reqs[i] for i in active], tmp, uv, deadline - time.monotonic())
         if proc.returncode == 0:
             (tmp / RESOLVED).write_text(proc.stdout, encoding="utf-8")
             return _pin_relaxed(reqs, relaxed, spec, proc.stdout)
@@ -197,7 +205,7 @@ def installed_version(site: Path, requirement: str) -> str | None:
     return None
 
 
-def repair_imports(reqs: list[str], tmp: Path, uv: Uv, install: Uv) -> list[Substitution]:
+def repair_imports(reqs: list[str], tmp: Path, uv: Uv, install: Installer) -> list[Substitution]:
     """Replace each installed requirement that fails to import in the environment `tmp` by the newest release that
     resolves with the harness (when that is another release and it imports); a replacement that does not import
     is undone."""
@@ -215,7 +223,7 @@ def repair_imports(reqs: list[str], tmp: Path, uv: Uv, install: Uv) -> list[Subs
     return subs
 
 
-def _replace_broken(req: str, error: str, tmp: Path, uv: Uv, install: Uv, modules: list[str]
+def _replace_broken(req: str, error: str, tmp: Path, uv: Uv, install: Installer, modules: list[str]
                     ) -> Substitution | None:
     try:
         parsed = Requirement(req)
@@ -223,7 +231,7 @@ def _replace_broken(req: str, error: str, tmp: Path, uv: Uv, install: Uv, module
         return None
     python, site = tmp / "bin" / "python", next((tmp / "lib").glob("python*/site-packages"))
     before = installed_version(site, req)
-    proc = _compile([_with_version(parsed, None)], tmp, uv)
+    proc = _compile([_with_version(parsed, None)], tmp, uv, 300)
     version = _pins(proc.stdout).get(requirement_name(req)) if proc.returncode == 0 else None
     if version is None or version == before:
         return None
