@@ -98,3 +98,12 @@ def test_a_release_that_fails_to_import_here_is_replaced_by_one_that_imports(tmp
     out = subprocess.run([str(env.python), "-c", "import lmrbench_fixture_abi as m; print(m.VALUE)"],
                          capture_output=True, text=True)
     assert out.stdout.strip() == "2"
+
+
+def test_without_the_index_nothing_is_substituted_and_the_failure_is_named(tmp_path, monkeypatch):
+    monkeypatch.setenv("UV_OFFLINE", "1")  # uv's own setting: no network, and an empty cache
+    make_original(tmp_path / "d", "06-Off", {}, {"repo/requirements.txt": "torchdata==0.6.1\n"})
+    ts = load_tasks(tmp_path / "d")
+    [rec] = attach_envs(ts, {"06-off"}, "task", EnvConfig(cache_dir=tmp_path / "cache"))
+    assert rec.substituted == [] and [f.requirement for f in rec.failed] == ["torchdata==0.6.1"]
+    assert rec.status is EnvStatus.PARTIAL

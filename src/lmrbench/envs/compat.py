@@ -128,7 +128,7 @@ def resolve_compatible(spec: EnvSpec, tmp: Path, uv: Uv, budget_s: float = 900
     active = list(range(len(reqs)))  # the requirements resolved together; one that cannot be had at all is left out
     deadline = time.monotonic() + budget_s
     for _ in range(MAX_ROUNDS):
-        if time.monotonic() >= deadline:
+        if time.monotonic() >= deadline or not active:
             break
         proc = _compile([reqs[i] for i in active], tmp, uv, deadline - time.monotonic())
         if proc.returncode == 0:
