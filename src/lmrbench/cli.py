@@ -38,6 +38,7 @@ from lmrbench.generate import (
     Solver,
     SolverName,
     generate,
+    missing_items,
 )
 from lmrbench.importers.human_eval import Scale, import_labels
 from lmrbench.importers.openhands import from_openhands
@@ -47,6 +48,7 @@ from lmrbench.judge.run import judge_run, load_judgments
 from lmrbench.models import ModelSettings, get_model
 from lmrbench.models.base import Model
 from lmrbench.models.ray_model import RayModel
+from lmrbench.models.registry import MissingCredentials, check_credentials
 from lmrbench.papers import PaperMode, fetch_paper, paper_text
 from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.report import strict_json
@@ -355,7 +357,7 @@ def validate_cmd(
                          workers=workers, warm=not cold)
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=err, transient=True) as bar:
         job = bar.add_task("validating")
-        sandbox = SandboxConfig(hf_cache=hf_cache, gpus=gpus, kernels=kernels)
+        sandbox = sandbox_config(hf_cache=hf_cache, gpus=gpus, kernels=kernels)
         try:
             results = validate(impls, cfg, EvalConfig(sandbox=sandbox),
                                tick=lambda msg: bar.update(job, description=msg))
@@ -403,23 +405,36 @@ RepoRootOpt = Annotated[Path | None, typer.Option(
     "(default: 'workspaces/' beside the predictions file, where the agent solver leaves its workspaces).")]
 
 
+def sandbox_config(isolation: IsolationLevel = "best", hf_cache: Path | None = None, gpus: bool = False,
+                   kernels: Kernels = "pinned") -> SandboxConfig:
+    """The one SandboxConfig of a command, from its options: evaluate, run, validate and the agent solver."""
+    return SandboxConfig(isolation=isolation, hf_cache=hf_cache, gpus=gpus, kernels=kernels)
+
+
+def require_isolation(config: SandboxConfig) -> None:
+    """Stop before any work when --isolation full cannot be had here (evaluation and the agent alike)."""
+    try:
+        LocalSandbox(config).isolation()
+    except (IsolationError, RuntimeError) as exc:
+        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2) from exc
+
+
 def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeout: int | None,
-              isolation: IsolationLevel = "best", repo_root: Path | None = None,
-              only: set[str] | None = None, path: ExecPath = "template", hf_cache: Path | None = None,
-              gpus: bool = False, executor: ExecutorKind = "local", ray_address: str | None = None,
+              sandbox: SandboxConfig, env: EnvMode, repo_root: Path | None = None,
+              only: set[str] | None = None, path: ExecPath = "template",
+              executor: ExecutorKind = "local", ray_address: str | None = None,
               ) -> list[Evaluation]:
+    """Evaluate with the task set given, after attaching (building when missing) the environments of the tasks
+    evaluated to that same set: run and evaluate share this one path (validate attaches the same way)."""
     preds, invalid = load_predictions(predictions, ts)
     if only is not None:  # a selection: the rest of the file is neither evaluated nor reported invalid
         preds = [p for p in preds if p.instance_id in only]
         invalid = [e for e in invalid if e.instance_id in only]
-    config = EvalConfig(timeout_s=timeout, path=path,
-                        sandbox=SandboxConfig(isolation=isolation, hf_cache=hf_cache, gpus=gpus),
+    config = EvalConfig(timeout_s=timeout, path=path, sandbox=sandbox,
                         repo_root=repo_root or RunDir(predictions.parent).workspaces)
-    try:
-        LocalSandbox(config.sandbox).isolation()
-    except (IsolationError, RuntimeError) as exc:
-        err.print(f"[red]error:[/red] {exc}", highlight=False)
-        raise typer.Exit(2) from exc
+    require_isolation(config.sandbox)
+    attach_task_envs(ts, sorted({p.instance_id for p in preds}), env)
     with Progress(TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
         job = bar.add_task("", total=len(preds))
@@ -457,8 +472,8 @@ def _report(ts: TaskSet, run_dirs: list[Path], as_json: bool, out_dir: Path | No
         table.add_row(d.instance_id, d.model, str(d.sample), f"[{style}]{d.status}[/{style}]",
                       f"{d.tests_passed}/{d.tests_total}", d.reason[:70])
     out.print(table)
-    for s in data.scores:
-        n = sum(s.status_counts.values())
+    for s in data.scores:  # model errors (no answer from the provider) are outside the denominator
+        n = sum(s.status_counts.values()) - s.status_counts.get(Status.MODEL_ERROR.value, 0)
         counts = ", ".join(f"{k}={v}" for k, v in s.status_counts.items() if v)
         out.print(f"[bold]{escape(s.label())}[/bold]: {s.status_counts['passed']}/{n} passed "
                   f"({s.pass_rate.value:.1%}, 95% CI "
@@ -472,7 +487,8 @@ ModelOpt = Annotated[str, typer.Option(help="reference | stub | fake | any litel
 SolverOpt = Annotated[SolverName, typer.Option(help="prompt: one request per implementation; agent: tool loop.")]
 
 
-def _solver(opts: GenOptions, rd: Path, stack: contextlib.ExitStack, where: ExecutorConfig) -> Solver:
+def _solver(opts: GenOptions, rd: Path, stack: contextlib.ExitStack, where: ExecutorConfig,
+            sandbox: SandboxConfig | None = None) -> Solver:
     """The run's solver; with `--executor ray` a model's queries run on the cluster's nodes (the builtin
     reference and stub send no requests, so they stay here)."""
     if opts.model in BUILTIN_MODELS:
@@ -484,16 +500,35 @@ def _solver(opts: GenOptions, rd: Path, stack: contextlib.ExitStack, where: Exec
         raise typer.Exit(2) from exc
     if where.kind == "ray":
         model = stack.enter_context(RayModel(model, where.ray_address, per_node=opts.concurrency))
-    return ModelSolver(model, opts.solver, rd, limits=opts.limits, paper=opts.paper)
+    return ModelSolver(model, opts.solver, rd, limits=opts.limits, paper=opts.paper, sandbox=sandbox)
 
 
 def _generate(ts: TaskSet, opts: GenOptions, rd: Path, select: list[str] | None,
-              where: ExecutorConfig | None = None) -> None:
+              where: ExecutorConfig | None = None, sandbox: SandboxConfig | None = None) -> None:
     run = RunDir(rd)
     run.write_info(opts)
     with contextlib.ExitStack() as stack:
-        solver = _solver(opts, rd, stack, where or ExecutorConfig())
+        solver = _solver(opts, rd, stack, where or ExecutorConfig(), sandbox)
         _generate_with(ts, opts, rd, select, solver)
+
+
+def check_keys(models: list[str], api_base: str | None) -> None:
+    """Stop before any work (and any request) when a provider's key is missing, naming the variable."""
+    try:
+        check_credentials(models, ModelSettings(api_base=api_base))
+    except MissingCredentials as exc:
+        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2) from exc
+
+
+def exit_if_missing(ts: TaskSet, opts: GenOptions, rd: Path, select: list[str] | None) -> None:
+    """Exit 1 while items have no prediction (the provider failed them: model_error); a re-run retries them."""
+    missing = missing_items(ts, opts.model, rd, opts.samples, select)
+    if missing:
+        shown = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
+        err.print(f"[yellow]{len(missing)} item(s) have no answer from the provider (model_error: {shown}); they are "
+                  "outside the pass rate. Re-run the same command to retry exactly these.[/yellow]", highlight=False)
+        raise typer.Exit(1)
 
 
 def _generate_with(ts: TaskSet, opts: GenOptions, rd: Path, select: list[str] | None, solver: Solver) -> None:
@@ -517,10 +552,10 @@ def _generate_with(ts: TaskSet, opts: GenOptions, rd: Path, select: list[str] | 
 
 def _gen_options(model: str, solver: SolverName, samples: int, concurrency: int, temperature: float,
                  max_tokens: int, seed: int | None, api_base: str | None, fake_script: Path | None,
-                 max_steps: int, no_cache: bool, paper: PaperMode = "full") -> GenOptions:
+                 max_steps: int, no_cache: bool, paper: PaperMode = "full", max_retries: int = 5) -> GenOptions:
     return GenOptions(model=model, solver=solver, samples=samples, concurrency=concurrency,
                       settings=ModelSettings(temperature=temperature, max_tokens=max_tokens, seed=seed,
-                                             api_base=api_base),
+                                             api_base=api_base, max_retries=max_retries),
                       fake_script=fake_script, limits=AgentLimits(max_steps=max_steps), no_cache=no_cache,
                       paper=paper)
 
@@ -534,6 +569,8 @@ ApiBaseOpt = Annotated[str | None, typer.Option(help="OpenAI-compatible server U
 FakeOpt = Annotated[Path | None, typer.Option(exists=True, dir_okay=False, help="JSONL script for --model fake.")]
 StepsOpt = Annotated[int, typer.Option(min=1, help="Agent step limit.")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")]
+RetriesOpt = Annotated[int, typer.Option("--max-retries", min=0, help="Retries of a failed request (429, timeout, "
+                                         "connection, 5xx), with backoff; then the item is model_error.")]
 PaperOpt = Annotated[PaperMode, typer.Option(
     help="full: the paper's text; withheld: only its title (an ablation: does the model need the paper?).")]
 
@@ -559,15 +596,24 @@ def generate_cmd(
     run_dir: RunDirOpt = None,
     executor: ExecutorOpt = "local",
     ray_address: RayAddressOpt = None,
+    max_retries: RetriesOpt = 5,
+    isolation: IsolationOpt = "best",
+    hf_cache: HfCacheOpt = None,
+    gpus: GpusOpt = False,
 ) -> None:
-    """Write predictions.jsonl for a model (resumable: finished items are skipped)."""
+    """Write predictions.jsonl for a model (resumable: finished items and only those are skipped)."""
+    check_keys([model], api_base)
+    sandbox = sandbox_config(isolation, hf_cache, gpus)  # the agent solver's commands run in it
+    if solver == "agent":
+        require_isolation(sandbox)
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
-                        max_steps, no_cache, paper)
-    ts = _select(_load(tasks), select, split, since)
+                        max_steps, no_cache, paper, max_retries)
+    ts, rd = _select(_load(tasks), select, split, since), _run_dir(run_dir, model)
     upstream = [i.instance_id for i in ts.select(select) if ts.task(i.task_id).upstream is not None]
     if upstream and solver == "agent":  # the agent runs the code: in the task's environment
         attach_task_envs(ts, upstream, "task")
-    _generate(ts, opts, _run_dir(run_dir, model), select, ExecutorConfig(kind=executor, ray_address=ray_address))
+    _generate(ts, opts, rd, select, ExecutorConfig(kind=executor, ray_address=ray_address), sandbox)
+    exit_if_missing(ts, opts, rd, select)
 
 
 @app.command("evaluate")
@@ -603,15 +649,14 @@ def evaluate_cmd(
     if predictions is None:
         raise typer.BadParameter("give --predictions FILE (or --regrade RUN_DIR)")
     preds = load_predictions(predictions, full)[0]
-    attach_task_envs(ts, sorted({p.instance_id for p in preds} & {i.instance_id for i in ts.instances()}), env)
     rd = run_dir or _run_dir(None, preds[0].model if preds else "unknown")
     rd.mkdir(parents=True, exist_ok=True)
     kept = RunDir(rd).predictions
     if not kept.exists() or not kept.samefile(predictions):  # the run folder holds what it evaluated (judge, report)
         shutil.copyfile(predictions, kept)
-    _evaluate(full, kept, rd, workers, timeout, isolation, repo_root or RunDir(predictions.parent).workspaces,
-              only={i.instance_id for i in ts.instances()}, path=path, hf_cache=hf_cache, gpus=gpus,
-              executor=executor, ray_address=ray_address)
+    _evaluate(ts, kept, rd, workers, timeout, sandbox_config(isolation, hf_cache, gpus), env,
+              repo_root or RunDir(predictions.parent).workspaces, only={i.instance_id for i in ts.instances()},
+              path=path, executor=executor, ray_address=ray_address)
     _report(ts, [rd], as_json)
 
 
@@ -675,6 +720,7 @@ def judge_run_cmd(
     api_base: ApiBaseOpt = None,
 ) -> None:
     """LLM-as-judge categories 1/2/3 for every prediction of a run, into judgments.jsonl (resumable)."""
+    check_keys(judge or [], api_base)
     ts = _select(_load(tasks, quiet=True), select, split, since, new_work=False)
     run = RunDir(run_dir)
     if not run.predictions.is_file():
@@ -805,19 +851,21 @@ def run_cmd(
     gpus: GpusOpt = False,
     executor: ExecutorOpt = "local",
     ray_address: RayAddressOpt = None,
+    max_retries: RetriesOpt = 5,
 ) -> None:
-    """Generate, evaluate and report in one go (resumable)."""
-    full = _load(tasks)
-    ts = _select(full, select, split, since)
-    attach_task_envs(ts, select, env)
+    """Generate, evaluate and report in one go (resumable: a re-run retries the items the provider failed)."""
+    check_keys([model], api_base)
+    sandbox = sandbox_config(isolation, hf_cache, gpus)  # one config: the agent's commands and the evaluations
+    require_isolation(sandbox)
+    ts = _select(_load(tasks), select, split, since)
     rd = _run_dir(run_dir, model)
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
-                        max_steps, no_cache, paper)
-    _generate(ts, opts, rd, select, ExecutorConfig(kind=executor, ray_address=ray_address))
-    _evaluate(full, RunDir(rd).predictions, rd, workers, None, isolation,
-              only={i.instance_id for i in ts.instances()}, path=path, hf_cache=hf_cache, gpus=gpus,
-              executor=executor, ray_address=ray_address)
+                        max_steps, no_cache, paper, max_retries)
+    _generate(ts, opts, rd, select, ExecutorConfig(kind=executor, ray_address=ray_address), sandbox)
+    _evaluate(ts, RunDir(rd).predictions, rd, workers, None, sandbox, env,
+              only={i.instance_id for i in ts.instances()}, path=path, executor=executor, ray_address=ray_address)
     _report(ts, [rd], as_json)
+    exit_if_missing(ts, opts, rd, select)
 
 
 papers_app = typer.Typer(help="Paper text for prompts.", no_args_is_help=True)
@@ -992,7 +1040,9 @@ def _env_line(rec: EnvRecord) -> str:
     state = "[green]ready[/green]" if rec.status is EnvStatus.READY else "[yellow]partial[/yellow]"
     how = "cached" if rec.reused else f"built in {rec.seconds:.0f} s"
     failed = "; could not install: " + ", ".join(f.requirement for f in rec.failed) if rec.failed else ""
-    return f"{rec.task_id}: {state} ({how}, {len(rec.installed)} installed){failed}"
+    subs = "; substituted to fit the harness: " + ", ".join(s.line() for s in rec.substituted) \
+        if rec.substituted else ""
+    return f"{rec.task_id}: {state} ({how}, {len(rec.installed)} installed){failed}{subs}"
 
 
 def attach_task_envs(ts: TaskSet, select: list[str] | None, mode: EnvMode, cache: Path | None = None) -> None:
@@ -1004,7 +1054,7 @@ def attach_task_envs(ts: TaskSet, select: list[str] | None, mode: EnvMode, cache
 
         def tick(rec: EnvRecord) -> None:
             bar.update(job, advance=1, description=rec.task_id)
-            if rec.failed:
+            if rec.failed or rec.substituted:
                 err.print(_env_line(rec), highlight=False)
 
         try:
@@ -1037,7 +1087,7 @@ def env_build(tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt 
             err.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from exc
     for rec in records:
-        out.print(_env_line(rec), highlight=False)
+        out.print(_env_line(rec), highlight=False, soft_wrap=True)
     built = sum(r.seconds for r in records if not r.reused)
     out.print(f"{len(records)} environment(s); {sum(not r.reused for r in records)} built in {built:.0f} s "
               "(summed over builds)", highlight=False)

@@ -15,6 +15,7 @@ from lmrbench.models.base import Model, ModelSettings, Usage
 from lmrbench.papers import PaperMode, paper_text
 from lmrbench.records import Outcome, Prediction, PredictionMeta
 from lmrbench.rundir import RunDir
+from lmrbench.sandbox import LocalSandbox, SandboxConfig
 from lmrbench.solvers.agent import AgentLimits, agent_prediction
 from lmrbench.solvers.builtin import reference_prediction, stub_prediction
 from lmrbench.solvers.prompt import prompt_prediction
@@ -113,6 +114,7 @@ class ModelSolver:
     papers_dir: Path | None = None
     limits: AgentLimits | None = None
     paper: PaperMode = "full"
+    sandbox: SandboxConfig | None = None  # the agent's commands run in LocalSandbox(sandbox): the run's isolation
 
     @property
     def name(self) -> str:
@@ -125,7 +127,8 @@ class ModelSolver:
         paper = paper_text(task, self.papers_dir, self.paper)
         if self.kind == "prompt":
             return prompt_prediction(task, impl, self.model, paper, sample)
-        return agent_prediction(task, impl, self.model, paper, self.run_dir, self.limits, sample)
+        return agent_prediction(task, impl, self.model, paper, self.run_dir, self.limits, sample,
+                                LocalSandbox(self.sandbox or SandboxConfig()))
 
 
 def safe_solve(solver: Solver, task: Task, impl: Implementation, sample: int) -> Prediction:
@@ -185,6 +188,15 @@ def generate(
         # On Ctrl-C, queued items are dropped; finished ones are already on disk, so a re-run resumes.
         pool.shutdown(wait=True, cancel_futures=True)
     return progress
+
+
+def missing_items(tasks: TaskSet, name: str, run_dir: Path, samples: int = 1,
+                  patterns: list[str] | None = None) -> list[str]:
+    """'<instance>#<sample>' of the selection with no usable prediction by `name` yet: never made, or the provider
+    failed (model_error). A re-run of the same generation retries exactly these."""
+    done = done_items(RunDir(run_dir).predictions)
+    return [f"{i.instance_id}#{s}" for i in tasks.select(patterns) for s in range(samples)
+            if (i.instance_id, name, s) not in done]
 
 
 def generate_with_model(tasks: TaskSet, model: Model, solver: SolverName, run_dir: Path, samples: int = 1,

@@ -88,13 +88,20 @@ class Prediction(BaseModel):
 
 
 class Status(StrEnum):
-    """Outcome of one evaluation."""
+    """Outcome of one evaluation.
+
+    `invalid_prediction` is the model's own failure (an answer with no usable code) and counts against it;
+    `model_error` is the provider's (a request that still failed after its retries: connection refused or
+    closed, 5xx, missing or bad credentials): there is no answer to score, so it is counted apart, outside the
+    pass rate's denominator, and re-running the run retries exactly those items.
+    """
 
     PASSED = "passed"
     FAILED = "failed"
     ERROR = "error"
     TIMEOUT = "timeout"
     INVALID = "invalid_prediction"
+    MODEL_ERROR = "model_error"
 
 
 class Grading(StrEnum):
@@ -159,6 +166,8 @@ class Evaluation(BaseModel):
     node: str = Field(default="", description="The Ray node that ran it (--executor ray); empty: this machine.")
     cause: ErrorCause | None = Field(default=None, description="Only for status error: what in the environment "
                                      "kept the tests from measuring the prediction.")
+    env_substitutions: list[str] = Field(default_factory=list, description="'asked -> installed': requirements of "
+                                         "the task's environment replaced by a release that fits the harness.")
 
     @property
     def passed(self) -> bool:

@@ -24,6 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from lmrbench.envs.compat import RESOLVED, Substitution, repair_imports, resolve_compatible
 from lmrbench.envs.spec import EnvSpec, env_spec, requirement_name
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.schema import Layout, Task, TaskEnv
@@ -55,6 +56,8 @@ class EnvRecord(BaseModel):
     status: EnvStatus
     installed: list[str] = Field(default_factory=list, description="Requirements installed.")
     failed: list[FailedRequirement] = Field(default_factory=list)
+    substituted: list[Substitution] = Field(default_factory=list, description="Requirements replaced by a release "
+                                            "that fits the harness's torch, numpy, scipy and pandas.")
     seconds: float = Field(default=0.0, description="Build time.")
     reused: bool = Field(default=False, description="Found in the cache; not built by this call.")
 
@@ -66,6 +69,8 @@ class EnvConfig(BaseModel):
         "LMRBENCH_CACHE", Path.home() / ".cache" / "lmrbench")), description="Environments go under <cache>/envs.")
     workers: int = Field(default=2, ge=1, description="Environments built in parallel.")
     timeout_s: int = Field(default=1800, ge=10, description="Limit of one installer call.")
+    resolve_timeout_s: int = Field(default=900, ge=10, description="Limit of the resolution with the harness's "
+                                   "versions (all its rounds); past it the requirements are installed as asked.")
 
 
 def uv_binary() -> str:
@@ -89,15 +94,16 @@ def env_root(config: EnvConfig, spec: EnvSpec) -> Path:
     return config.cache_dir / "envs" / spec.key()[:24]
 
 
-def _uv(args: list[str], config: EnvConfig, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _uv(args: list[str], config: EnvConfig, cwd: Path, timeout_s: float | None = None
+        ) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, UV_CACHE_DIR=str(config.cache_dir / "uv"), UV_PYTHON_DOWNLOADS="never",
                UV_NO_PROGRESS="1")
     env.pop("VIRTUAL_ENV", None)
+    limit = timeout_s or config.timeout_s
     try:
-        return subprocess.run([uv_binary(), *args], capture_output=True, text=True, timeout=config.timeout_s,
-                              env=env, cwd=cwd)
+        return subprocess.run([uv_binary(), *args], capture_output=True, text=True, timeout=limit, env=env, cwd=cwd)
     except subprocess.TimeoutExpired:
-        return subprocess.CompletedProcess(args, 124, "", f"installer timed out after {config.timeout_s} s")
+        return subprocess.CompletedProcess(args, 124, "", f"installer timed out after {limit:.0f} s")
 
 
 def _last_error(proc: subprocess.CompletedProcess[str]) -> str:
@@ -115,9 +121,27 @@ def _make_venv(tmp: Path, config: EnvConfig) -> None:
     (site / HARNESS_PTH).write_text("".join(f"{p}\n" for p in harness), encoding="utf-8")
 
 
-def _install(items: list[str], tmp: Path, config: EnvConfig) -> subprocess.CompletedProcess[str]:
+def _compatible(spec: EnvSpec, task: Task, tmp: Path, config: EnvConfig
+                ) -> tuple[list[str], list[FailedRequirement], list[Substitution]]:
+    """Install the requirements, each one that conflicts with the harness (by metadata, or at import) replaced by
+    a release that fits it (envs/compat.py)."""
+    resolver = lambda args, limit: _uv(args, config, tmp, limit)  # noqa: E731
+    wanted, subs = resolve_compatible(spec, tmp, resolver, config.resolve_timeout_s)
+    installed, failed = _install_all(spec.model_copy(update={"requirements": wanted}), task, tmp, config)
+    ok = [r for r in wanted if r in installed]
+    repaired = repair_imports(ok, tmp, resolver, lambda items: _install(items, tmp, config, resolved=False))
+    now = {s.requirement: s.installed for s in repaired}
+    return [now.get(r, r) for r in installed], failed, subs + repaired
+
+
+def _install(items: list[str], tmp: Path, config: EnvConfig, resolved: bool = True
+             ) -> subprocess.CompletedProcess[str]:
+    """uv pip install, the harness's packages excluded; with `resolved`, every version is held to the resolution
+    made with the harness's versions (RESOLVED, when there is one), so that an unpinned requirement gets the
+    release that fits the harness's torch, not the newest."""
     excludes = tmp / "lmrbench-excludes.txt"
-    return _uv(["pip", "install", "--python", str(tmp / "bin" / "python"), "--excludes", str(excludes), *items],
+    pins = ["--constraints", str(tmp / RESOLVED)] if resolved and (tmp / RESOLVED).is_file() else []
+    return _uv(["pip", "install", "--python", str(tmp / "bin" / "python"), "--excludes", str(excludes), *pins, *items],
                config, tmp)
 
 
@@ -198,10 +222,11 @@ def build_env(task: Task, config: EnvConfig, rebuild: bool = False) -> EnvRecord
     tmp = root.parent / f"{root.name}.tmp-{os.getpid()}-{time.monotonic_ns()}"
     try:
         _make_venv(tmp, config)
-        installed, failed = _install_all(spec, task, tmp, config)
+        installed, failed, subs = _compatible(spec, task, tmp, config)
         if spec.local:
             _drop_local_copies(tmp, config)
         record = EnvRecord(task_id=task.task_id, key=spec.key(), installed=installed, failed=failed,
+                           substituted=subs,
                            status=EnvStatus.PARTIAL if failed else EnvStatus.READY,
                            seconds=round(time.monotonic() - start, 1))
         (tmp / RECORD).write_text(record.model_dump_json(indent=1), encoding="utf-8")
@@ -217,7 +242,7 @@ def task_env(task: Task, config: EnvConfig, record: EnvRecord) -> TaskEnv:
     spec = env_spec(task)
     root = env_root(config, spec)
     return TaskEnv(python=root / "bin" / "python", root=root, key=record.key, paths=spec.sys_path(task.repo_dir),
-                   failed=[f.requirement for f in record.failed])
+                   failed=[f.requirement for f in record.failed], substituted=[s.line() for s in record.substituted])
 
 
 def needs_env(task: Task, mode: EnvMode) -> bool:

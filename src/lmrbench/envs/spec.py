@@ -25,7 +25,8 @@ PROVIDED = ("torch", "numpy", "scipy", "pandas")
 # gigabytes to download; pip-freeze style requirement files pin them.
 TORCH_COMPANIONS = re.compile(r"^(nvidia-.+|triton|pytorch-triton|cuda-python|cuda-bindings)$")
 TOOLING = {"pip", "setuptools", "wheel"}
-SPEC_VERSION = "1"
+SPEC_VERSION = "4"  # 2: requirements that conflict with the harness are substituted; 3: versions held to that
+# resolution (envs/compat.py); 4: a requirement naming the repository's own package is not installed
 OPTIONS_WITH_VALUE = {"-c", "--constraint", "-i", "--index-url", "--extra-index-url", "-f", "--find-links",
                       "--target", "-t", "--prefix", "--root", "--cache-dir", "--trusted-host", "--platform"}
 PIP_INSTALL = re.compile(r"^(?:python3?\s+-m\s+)?pip3?\s+install\s+(.*)$")
@@ -41,6 +42,9 @@ class EnvSpec(BaseModel):
     local: list[str] = Field(default_factory=list, description="Local package folders (relative to the "
                              "repository) that the Dockerfile pip-installs.")
     unreadable: list[str] = Field(default_factory=list, description="Requirement text that does not parse.")
+    own: list[str] = Field(default_factory=list, description="Requirements that name a package the repository "
+                           "itself holds (its src/ or top folder): imported from the workspace, where the prediction "
+                           "is, never installed from the index (whose release would shadow it).")
     local_digest: str = Field(default="", description="Hash of the local packages' build files.")
     python: str = Field(default=f"{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}")
     harness: dict[str, str] = Field(default_factory=dict, description="Versions of the provided packages.")
@@ -55,8 +59,11 @@ class EnvSpec(BaseModel):
         return list(dict.fromkeys([*PROVIDED, *(n for n in named if TORCH_COMPANIONS.match(n))]))
 
     def sys_path(self, repo: Path) -> list[str]:
-        """Repository folders to put first on sys.path, so that local packages come from the workspace."""
-        return [f"{p}/src" if (repo / p / "src").is_dir() else p for p in self.local]
+        """Repository folders to put first on sys.path, so that local packages (and the repository's own package
+        that a requirement names) come from the workspace."""
+        local = [f"{p}/src" if (repo / p / "src").is_dir() else p for p in self.local]
+        own = [f for f in (own_folder(repo, r) for r in self.own) if f and f != "."]
+        return list(dict.fromkeys([*local, *own]))
 
 
 def requirement_name(text: str) -> str:
@@ -65,6 +72,15 @@ def requirement_name(text: str) -> str:
         return re.sub(r"[-_.]+", "-", Requirement(text).name).lower()
     except InvalidRequirement:
         return ""
+
+
+def own_folder(repo: Path, text: str) -> str | None:
+    """The repository folder ('src' or '.') holding the package a requirement names, when the repository has it."""
+    name = requirement_name(text).replace("-", "_")
+    for base in ("src", "."):
+        if name and (repo / base / name / "__init__.py").is_file():
+            return base
+    return None
 
 
 def _harness_satisfies(text: str) -> bool:
@@ -204,11 +220,13 @@ def _inputs(task: Task) -> tuple[list[str], list[str]]:
 def env_spec(task: Task) -> EnvSpec:
     """The environment spec of one task."""
     raw, local = _inputs(task)
-    wanted, provided, unreadable = [], [], []
+    wanted, provided, unreadable, own = [], [], [], []
     for text in dict.fromkeys(raw):
         name = requirement_name(text)
         if not name and "://" not in text:
             unreadable.append(text)
+        elif task.layout is Layout.ORIGINAL and own_folder(task.repo_dir, text) is not None:
+            own.append(text)
         elif name in PROVIDED or name in TOOLING or TORCH_COMPANIONS.match(name) or _harness_satisfies(text):
             provided.append(text)
         else:
@@ -219,5 +237,5 @@ def env_spec(task: Task) -> EnvSpec:
             harness[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             harness[name] = ""
-    return EnvSpec(task_id=task.task_id, requirements=wanted, provided=provided, local=local,
+    return EnvSpec(task_id=task.task_id, requirements=wanted, provided=provided, local=local, own=own,
                    unreadable=unreadable, local_digest=_local_digest(task, local), harness=harness)

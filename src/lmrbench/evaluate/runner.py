@@ -38,7 +38,7 @@ from lmrbench.evaluate.grading import grade, grade_probe, workspace_modules
 from lmrbench.evaluate.legacy import legacy_command, legacy_fields, preflight, prepare_logs, refusal
 from lmrbench.evaluate.probes import read_capped
 from lmrbench.jsonl import MAX_DEPTH, within_depth
-from lmrbench.records import Evaluation, Grading, Prediction, Status
+from lmrbench.records import Evaluation, Grading, Outcome, Prediction, Status
 from lmrbench.safefs import read_beneath
 from lmrbench.sandbox import LocalSandbox, Sandbox, SandboxConfig
 from lmrbench.sandbox.base import Isolation
@@ -201,7 +201,7 @@ class Prepared:
     def base_fields(self) -> dict[str, Any]:
         return dict(instance_id=self.impl.instance_id, task_id=self.task.task_id, index=self.impl.index,
                     model=self.pred.model, sample=self.pred.sample, key=self.key, log_path=str(self.log),
-                    grading=self.grading)
+                    grading=self.grading, env_substitutions=list(self.task.env.substituted) if self.task.env else [])
 
 
 def _sandbox_files(task: Task) -> list[Path]:
@@ -408,6 +408,9 @@ class RunFacts(BaseModel):
 def finish(p: Prepared, r: RunResult | None, started: float) -> Evaluation:
     """Grade an item from what its run left behind and build its record."""
     duration = round(time.monotonic() - started, 3)
+    if p.pred.error is not None and p.pred.meta.outcome is Outcome.MODEL_ERROR:  # the provider's failure
+        return Evaluation(**p.base_fields(), status=Status.MODEL_ERROR, duration_s=duration,
+                          reason=f"no answer from the provider (re-run to retry): {p.pred.error[:500]}")
     if p.refused is not None:
         return Evaluation(**p.base_fields(), **refusal(p.refused, p.log), duration_s=duration)
     if p.invalid or r is None:

@@ -4,9 +4,11 @@ retries of transient failures only, token and cost accounting, and the on-disk r
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
 import time
+from types import ModuleType
 from typing import Any
 
 from lmrbench.models.base import Message, ModelError, ModelResponse, ModelSettings, ToolCall, ToolSpec, Usage
@@ -14,6 +16,36 @@ from lmrbench.models.cache import ResponseCache, request_key
 
 # litellm would otherwise fetch its price table from the network at import time.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+LOCAL_KEY = "no-key"  # what is sent to a local server (--api-base) when no provider key is set
+LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm")
+
+
+def quiet_litellm() -> ModuleType:
+    """litellm, imported without its chatter: no "Give Feedback / Get Help" banner on each failure and no debug
+    lines on stderr (our own records say what failed). Every use of litellm goes through here."""
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.set_verbose = False
+    for name in LITELLM_LOGGERS:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    return litellm
+
+
+def missing_credentials(name: str, settings: ModelSettings | None = None) -> list[str]:
+    """The environment variables a provider needs and that are not set (litellm's own check), e.g.
+    ['OPENAI_API_KEY'] for `openai/gpt-4o`. A local server (`api_base`) or a key in the settings needs none; a
+    name litellm cannot place is not judged here (the request itself then says what is wrong)."""
+    settings = settings or ModelSettings()
+    if settings.api_base or settings.extra.get("api_key"):
+        return []
+    try:
+        found = quiet_litellm().validate_environment(model=name)
+    except Exception:
+        return []
+    if found.get("keys_in_environment"):
+        return []
+    return [str(k) for k in found.get("missing_keys") or []]
 
 
 def _to_wire(msg: Message) -> dict[str, Any]:
@@ -43,7 +75,7 @@ def _parse_call(raw: Any) -> ToolCall:
 
 def is_transient(exc: BaseException) -> bool:
     """Rate limits, timeouts, connection failures and 5xx are worth retrying; nothing else is."""
-    import litellm
+    litellm = quiet_litellm()
 
     transient = (litellm.RateLimitError, litellm.Timeout, litellm.APIConnectionError,
                  litellm.InternalServerError, litellm.ServiceUnavailableError)
@@ -76,8 +108,10 @@ class LiteLLMModel:
         return req
 
     def _call(self, req: dict[str, Any]) -> ModelResponse:
-        import litellm
+        litellm = quiet_litellm()
 
+        if self.settings.api_base and "api_key" not in req and missing_credentials(self.name):
+            req = req | {"api_key": LOCAL_KEY}  # a local server takes any key; the client will not send none
         raw = litellm.completion(**req, timeout=self.settings.timeout_s, num_retries=0, max_retries=0)
         choice = raw.choices[0]
         usage = getattr(raw, "usage", None)

@@ -1,7 +1,8 @@
 """A small HTTP server that speaks the OpenAI chat-completions protocol and plays scripted answers.
 
 For tests and benchmarks of the real HTTP client path, on loopback only. Each scripted step is one of:
-text, tool calls, malformed tool-call JSON, an HTTP error status, a delay, or a truncated answer.
+text, tool calls, malformed tool-call JSON, an HTTP error status, a delay, a truncated answer, or a connection
+closed without any answer (a provider outage as the client sees it).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class Reply:
     finish_reason: str | None = None
     prompt_tokens: int = 11
     completion_tokens: int = 7
+    close: bool = False  # hang up without answering: the client sees the connection closed
 
 
 class StubServer:
@@ -71,6 +73,9 @@ class StubServer:
                 reply = server._next(body)
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
+                if reply.close:
+                    self.close_connection = True
+                    return
                 if reply.status != 200:
                     payload = {"error": {"message": f"scripted {reply.status}", "type": "server_error",
                                          "code": reply.status}}

@@ -7,6 +7,29 @@ from pathlib import Path
 from lmrbench.models.base import Model, ModelSettings
 from lmrbench.models.cache import ResponseCache
 
+BUILTIN_NAMES = ("reference", "stub")  # the built-in solvers: no provider behind them
+
+
+class MissingCredentials(ValueError):
+    """A provider's key is not set: found before any request is made."""
+
+
+def check_credentials(names: list[str], settings: ModelSettings | None = None) -> None:
+    """Raise MissingCredentials naming every environment variable the providers of `names` need and lack.
+    The built-in models, the fake model and a local server (`api_base`) need none."""
+    missing: dict[str, list[str]] = {}
+    for name in names:
+        if name in BUILTIN_NAMES or name == "fake" or name.startswith("fake/"):
+            continue
+        from lmrbench.models.litellm_model import missing_credentials
+
+        if keys := missing_credentials(name, settings):
+            missing[name] = keys
+    if missing:
+        said = "; ".join(f"{name} needs {' and '.join(keys)}" for name, keys in missing.items())
+        raise MissingCredentials(f"missing credentials: {said}. Set them in the environment (or give --api-base "
+                                 "for a local OpenAI-compatible server); nothing was sent.")
+
 
 def get_model(name: str, settings: ModelSettings | None = None, fake_script: Path | None = None,
               cache_dir: Path | None = None, use_cache: bool = True) -> Model:
@@ -19,4 +42,5 @@ def get_model(name: str, settings: ModelSettings | None = None, fake_script: Pat
         return FakeModel(load_script(fake_script), name=name, settings=settings)
     from lmrbench.models.litellm_model import LiteLLMModel
 
+    check_credentials([name], settings)
     return LiteLLMModel(name, settings, ResponseCache(cache_dir) if cache_dir else None, use_cache)

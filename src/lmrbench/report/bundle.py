@@ -148,7 +148,7 @@ def collect(run_dirs: list[Path], tasks: TaskSet, labels: list[HumanLabel] | Non
 def to_markdown(data: ReportData) -> str:
     lines = ["# lmrbench results", "", f"Runs: {', '.join(data.runs)}", "",
              "| model | setting | impls | pass rate (95% CI) | test share | pass@k | judge 3/2/1/none | "
-             "invalid | error | timeout | tokens | cost $ |", "|---" * 12 + "|"]
+             "invalid | error | timeout | model error | tokens | cost $ |", "|---" * 13 + "|"]
     for s in data.scores:
         pak = ", ".join(f"@{k} {v:.1%}" for k, v in sorted(s.pass_at_k.items()))
         jd = "/".join(str(s.judge_distribution.get(c, 0)) for c in ("3", "2", "1", "none"))
@@ -157,7 +157,8 @@ def to_markdown(data: ReportData) -> str:
                      f"({s.pass_rate.ci_low:.1%}-{s.pass_rate.ci_high:.1%}) | {s.test_share.value:.1%} | "
                      f"{pak} | {jd} | "
                      f"{sc.get('invalid_prediction', 0)} | {sc.get('error', 0)} | {sc.get('timeout', 0)} | "
-                     f"{s.usage.input_tokens + s.usage.output_tokens:,} | {s.usage.cost_usd:.4f} |")
+                     f"{sc.get('model_error', 0)} | {s.usage.input_tokens + s.usage.output_tokens:,} | "
+                     f"{s.usage.cost_usd:.4f} |")
     cats = sorted({c for s in data.scores for c in s.per_category})
     lines += ["", "## Per category (pass rate)", "", "| category | " + " | ".join(s.model for s in data.scores) + " |",
               "|---" * (len(data.scores) + 1) + "|"]
@@ -165,7 +166,7 @@ def to_markdown(data: ReportData) -> str:
         vals = [f"{s.per_category[c].value:.1%} (n={s.per_category[c].n})" if c in s.per_category else "-"
                 for s in data.scores]
         lines.append(f"| {c} | " + " | ".join(vals) + " |")
-    lines += _original_rule_md(data) + _unmeasured_md(data)
+    lines += _original_rule_md(data) + _unmeasured_md(data) + _model_errors_md(data)
     if data.agreement:
         lines += ["", "## Judge agreement", "", "| rater | vs | n | accuracy | macro-F1 | kappa |", "|---" * 6 + "|"]
         lines += [f"| {a.a} | {a.b} | {a.n} | {a.accuracy:.1%} | {a.macro_f1:.3f} | {a.kappa:.3f} |"
@@ -203,17 +204,32 @@ def _unmeasured_md(data: ReportData) -> list[str]:
     return lines
 
 
+def _model_errors_md(data: ReportData) -> list[str]:
+    rows = [s for s in data.scores if s.model_errors and s.subset == "all"]
+    if not rows:
+        return []
+    lines = ["", "## Model errors: no answer from the provider (outside the pass rate; re-run to retry)", "",
+             "Each request below still failed after its retries (connection, 5xx, credentials). Re-running the "
+             "same `lmrbench run` (or `generate`) retries exactly these items.", "",
+             "| model | items | re-run to retry |", "|---|---|---|"]
+    for s in rows:
+        lines.append(f"| {s.model} | {len(s.model_errors)} | {', '.join(s.model_errors)} |")
+    return lines
+
+
 def to_csv(data: ReportData) -> str:
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(["run", "model", "setting", "implementations", "samples", "pass_rate", "ci_low", "ci_high",
-                "test_share", "pass_at_1", "invalid", "error", "timeout", "input_tokens", "output_tokens", "cost_usd"])
+                "test_share", "pass_at_1", "invalid", "error", "timeout", "input_tokens", "output_tokens", "cost_usd",
+                "model_error"])
     for s in data.scores:
         sc = s.status_counts
         w.writerow([s.run, s.model, s.setting, s.implementations, s.samples, f"{s.pass_rate.value:.6f}",
                     f"{s.pass_rate.ci_low:.6f}", f"{s.pass_rate.ci_high:.6f}", f"{s.test_share.value:.6f}",
                     f"{s.pass_at_k.get(1, float('nan')):.6f}", sc.get("invalid_prediction", 0), sc.get("error", 0),
-                    sc.get("timeout", 0), s.usage.input_tokens, s.usage.output_tokens, f"{s.usage.cost_usd:.6f}"])
+                    sc.get("timeout", 0), s.usage.input_tokens, s.usage.output_tokens, f"{s.usage.cost_usd:.6f}",
+                    sc.get("model_error", 0)])
     return buf.getvalue()
 
 

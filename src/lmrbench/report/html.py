@@ -65,10 +65,10 @@ def _label(s: ModelScore) -> str:
 
 
 def leaderboard(scores: list[ModelScore]) -> str:
-    kmax = max((max(s.pass_at_k) for s in scores), default=1)
+    kmax = max((max(s.pass_at_k, default=1) for s in scores), default=1)
     ks = [k for k in (1, 2, 3, 5, 10, 20) if k <= kmax] or [1]
     head = ["model", "setting", "run", "pass rate", "95% CI", "test share", *[f"pass@{k}" for k in ks],
-            "judge 3/2/1", "invalid", "error", "timeout", "tokens", "cost $"]
+            "judge 3/2/1", "invalid", "error", "timeout", "model error", "tokens", "cost $"]
     rows = []
     for s in scores:
         jd = s.judge_distribution
@@ -79,7 +79,8 @@ def leaderboard(scores: list[ModelScore]) -> str:
                  f"{_pct(s.pass_rate.ci_low)} - {_pct(s.pass_rate.ci_high)}", _pct(s.test_share.value),
                  *[_pct(s.pass_at_k[k]) if k in s.pass_at_k else "-" for k in ks], judge,
                  str(s.status_counts.get("invalid_prediction", 0)), str(s.status_counts.get("error", 0)),
-                 str(s.status_counts.get("timeout", 0)), f"{s.usage.input_tokens + s.usage.output_tokens:,}",
+                 str(s.status_counts.get("timeout", 0)), str(s.status_counts.get("model_error", 0)),
+                 f"{s.usage.input_tokens + s.usage.output_tokens:,}",
                  f"{s.usage.cost_usd:.4f}"]
         rows.append("<tr>" + "".join(c if c.startswith("<td") else f"<td>{c}</td>" for c in cells) + "</tr>")
     ths = "".join(f"<th>{_e(h)}</th>" for h in head)
@@ -111,7 +112,7 @@ def category_bars(scores: list[ModelScore]) -> str:
 
 
 def pass_at_k_curves(scores: list[ModelScore]) -> str:
-    kmax = max((max(s.pass_at_k) for s in scores), default=1)
+    kmax = max((max(s.pass_at_k, default=1) for s in scores), default=1)
     w, h, pad = 420, 260, 40
     parts = [f'<svg class="chart-svg" id="passk" width="{w}" height="{h}" xmlns="http://www.w3.org/2000/svg" '
              'role="img" aria-label="pass@k curves">',
@@ -186,6 +187,19 @@ def unmeasured_section(scores: list[ModelScore]) -> str:
             f"<th>implementations not measured</th></tr></thead><tbody>{rows}</tbody></table>")
 
 
+def model_errors_section(scores: list[ModelScore]) -> str:
+    """Items the provider gave no answer for: outside every rate, retried by re-running the run."""
+    rows = "".join(f"<tr><td>{_e(_label(s))}</td><td>{len(s.model_errors)}</td>"
+                   f"<td>{_e(', '.join(s.model_errors))}</td></tr>" for s in scores if s.model_errors and
+                   s.subset == "all")
+    if not rows:
+        return ""
+    return ("<h2>Model errors: no answer from the provider (outside the pass rate)</h2><p class=\"muted\">Each "
+            "request still failed after its retries; re-run the same command to retry exactly these items.</p>"
+            '<table id="model-errors"><thead><tr><th>model</th><th>items</th><th>re-run to retry</th></tr>'
+            f"</thead><tbody>{rows}</tbody></table>")
+
+
 def drill_down(drills: list[Drill]) -> str:
     out = []
     for d in drills:
@@ -209,6 +223,7 @@ def render(data: ReportData) -> str:
         "percentile bootstrap (2000 resamples of implementations); pass@k uses the unbiased estimator of "
         "Chen et al. (2021).</p>",
         "<h2>Leaderboard</h2>", leaderboard(scores), original_rule_section(scores), unmeasured_section(scores),
+        model_errors_section(scores),
         "<h2>Per category</h2>", category_bars(scores), "<h2>pass@k</h2>", pass_at_k_curves(scores),
         "<h2>Judge against unit tests</h2>", judge_vs_tests(scores),
         "<h2>Judge agreement with humans</h2>", agreement_section(data),

@@ -1,6 +1,6 @@
 """Scores a researcher expects: pass rate with bootstrap CIs, unbiased pass@k, partial credit, per-category
 rates, judge distribution, and tokens, cost and time. Invalid predictions and environment errors are counted
-apart from failures."""
+apart from failures; model errors (the provider failed, no answer) are outside every rate's denominator."""
 
 from __future__ import annotations
 
@@ -74,6 +74,8 @@ class ModelScore(BaseModel):
     error_causes: dict[str, int] = Field(default_factory=dict, description="Errors per cause ('unknown' when none).")
     unmeasured: list[str] = Field(default_factory=list, description="'<instance>: <cause>' for implementations "
                                   "whose every sample is an environment error: they say nothing about the model.")
+    model_errors: list[str] = Field(default_factory=list, description="'<instance>#<sample>' the provider gave no "
+                                    "answer for (status model_error): outside every rate; re-run to retry them.")
 
 
 def _per_instance(evals: list[Evaluation]) -> dict[str, list[Evaluation]]:
@@ -122,10 +124,12 @@ def score_model(run: str, model: str, evals: list[Evaluation], preds: list[Predi
                 tasks: TaskSet | None) -> ModelScore:
     cats = {i.instance_id: (i.category.value if i.category else "uncategorised")
             for i in (tasks.instances() if tasks else [])}
-    inst = _per_instance(evals)
+    missing = sorted(f"{e.instance_id}#{e.sample}" for e in evals if e.status is Status.MODEL_ERROR)
+    scored = [e for e in evals if e.status is not Status.MODEL_ERROR]  # no answer: nothing of the model to score
+    inst = _per_instance(scored)
     shares = {iid: sum(e.passed for e in evs) / len(evs) for iid, evs in inst.items()}
     tests = {iid: sum(e.share_passed for e in evs) / len(evs) for iid, evs in inst.items()}
-    kmax = min(len(evs) for evs in inst.values())
+    kmax = min((len(evs) for evs in inst.values()), default=0)
     pak = {k: sum(pass_at_k(len(evs), sum(e.passed for e in evs), k) for evs in inst.values()) / len(inst)
            for k in range(1, kmax + 1)}
     by_cat: dict[str, list[float]] = defaultdict(list)
@@ -135,16 +139,16 @@ def score_model(run: str, model: str, evals: list[Evaluation], preds: list[Predi
     for p in preds:
         usage = usage + p.meta.usage
     settings = Counter(p.meta.solver for p in preds)
-    dist, vs = _judge_parts(evals, [j for j in judgments if j.model == model])
+    dist, vs = _judge_parts(scored, [j for j in judgments if j.model == model])
     return ModelScore(
         model=model, setting=settings.most_common(1)[0][0] if settings else "unknown", run=run,
-        implementations=len(inst), samples=max(len(evs) for evs in inst.values()),
+        implementations=len(inst), samples=max((len(evs) for evs in inst.values()), default=0),
         pass_rate=_rate(list(shares.values())), test_share=_rate(list(tests.values())), pass_at_k=pak,
         per_category={c: _rate(v) for c, v in sorted(by_cat.items())},
         status_counts={s.value: sum(e.status is s for e in evals) for s in Status},
         judge_distribution=dist, judge_vs_tests=vs, usage=usage,
-        eval_seconds=round(sum(e.duration_s for e in evals), 1),
-        **_legacy_parts(evals, inst), **_error_parts(evals, inst),
+        eval_seconds=round(sum(e.duration_s for e in evals), 1), model_errors=missing,
+        **_legacy_parts(scored, inst), **_error_parts(scored, inst),
     )
 
 

@@ -18,6 +18,7 @@ from lmrbench.papers import PaperText
 from lmrbench.records import Outcome, Prediction, PredictionMeta
 from lmrbench.rundir import RunDir
 from lmrbench.sandbox import LocalSandbox, Sandbox
+from lmrbench.sandbox.base import Isolation
 from lmrbench.tasks.schema import Implementation, Task, TaskEnv
 
 AGENT_VERSION = "agent-v1"
@@ -77,6 +78,8 @@ class Trajectory(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     exit: str = ""
     outcome: Outcome = Outcome.DONE
+    isolation: Isolation | None = Field(default=None, description="What isolation the agent's commands ran with "
+                                        "(the sandbox built from the run's --isolation, --hf-cache and --gpus).")
 
 
 def instructions_text(task: Task, impl: Implementation) -> str:
@@ -97,6 +100,7 @@ class Agent:
         self.model, self.limits = model, limits
         self.sandbox = sandbox or LocalSandbox()  # sees only the workspace: no tasks, run directory or project
         self.task_env: TaskEnv | None = None  # the task's own environment (upstream split), set by `run`
+        self.isolation: Isolation | None = None  # as the last command ran
 
     def _env_view(self) -> tuple[dict[str, str] | None, list[Path] | None]:
         """The task environment's interpreter first on PATH, its folder visible (read-only); else the defaults."""
@@ -110,6 +114,7 @@ class Agent:
         env, readonly = self._env_view()
         res = self.sandbox.exec(["bash", "-lc", command], ws, self.limits.command_timeout_s, log, env=env,
                                 readonly=readonly)
+        self.isolation = res.isolation
         text = log.read_text(encoding="utf-8", errors="replace")
         if len(text) > self.limits.output_chars:
             half = self.limits.output_chars // 2
@@ -177,6 +182,7 @@ class Agent:
                 try:
                     step.observations = self._act(resp, ws, log_dir, traj)
                 finally:
+                    traj.isolation = self.isolation
                     _save(traj, traj_path)
         except Submitted:
             traj.exit = "submitted"
@@ -205,15 +211,17 @@ def prepare_workspace(task: Task, impl: Implementation, paper: PaperText, ws: Pa
 
 
 def agent_prediction(task: Task, impl: Implementation, model: Model, paper: PaperText, run_dir: Path,
-                     limits: AgentLimits | None = None, sample: int = 0) -> Prediction:
-    """Run the agent; the prediction is form (c), the final workspace (kept under run_dir/workspaces)."""
+                     limits: AgentLimits | None = None, sample: int = 0, sandbox: Sandbox | None = None
+                     ) -> Prediction:
+    """Run the agent; the prediction is form (c), the final workspace (kept under run_dir/workspaces). `sandbox`
+    runs its commands (default: a LocalSandbox with the default SandboxConfig)."""
     limits = limits or AgentLimits()
     name = f"{impl.instance_id.replace('/', '__')}__{model.name.replace('/', '_')}__{sample}"
     ws = prepare_workspace(task, impl, paper, run_dir / "agent_work" / name)
     run = RunDir(run_dir)
     traj_path = run.trajectories / f"{name}.json"
     traj_path.parent.mkdir(parents=True, exist_ok=True)
-    traj = Agent(model, limits).run(task, impl, paper, ws, traj_path, sample)
+    traj = Agent(model, limits, sandbox).run(task, impl, paper, ws, traj_path, sample)
     final = run.workspaces / name
     if final.exists():
         shutil.rmtree(final)
@@ -228,7 +236,8 @@ def agent_prediction(task: Task, impl: Implementation, model: Model, paper: Pape
             "outcome": traj.outcome,
             "steps": len(traj.steps), "usage": traj.usage.model_dump(), "trajectory": str(traj_path),
             "settings": model.settings.model_dump(), "limits": limits.model_dump()}
-    if (traj.outcome is Outcome.MODEL_ERROR and not traj.steps) or kept:
+    # a provider that failed mid-episode cut the agent short: no answer to score (model_error, retried on re-run)
+    if traj.outcome is Outcome.MODEL_ERROR or kept:
         return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, error=kept or traj.exit,
                           meta=PredictionMeta.model_validate(meta))
     return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, repo_dir=str(final),

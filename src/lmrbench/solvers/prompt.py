@@ -86,7 +86,8 @@ def extract_files(answer: str, task: Task, impl: Implementation) -> dict[str, di
 
 
 def prompt_prediction(task: Task, impl: Implementation, model: Model, paper: PaperText, sample: int = 0) -> Prediction:
-    """Ask once, extract the targets; failures become a prediction with `error` (scored invalid)."""
+    """Ask once, extract the targets; failures become a prediction with `error`: the provider's (model_error, outside
+    the pass rate, retried on re-run) or the answer's (no usable code: scored invalid)."""
     meta: dict[str, object] = {"solver": "prompt", "prompt_version": PROMPT_VERSION, "paper_source": paper.source,
             "settings": model.settings.model_dump()}
     try:

@@ -209,6 +209,8 @@ class TaskEnv(BaseModel):
     paths: list[str] = Field(default_factory=list, description="Folders of the repository (relative to it) put "
                              "before it on sys.path: local packages the task's Dockerfile installs with pip.")
     failed: list[str] = Field(default_factory=list, description="Requirements that could not be installed.")
+    substituted: list[str] = Field(default_factory=list, description="'asked -> installed': requirements replaced "
+                                   "by a release that fits the harness's torch and numpy (envs/compat.py).")
 
 
 class Task(BaseModel):
