@@ -7,11 +7,12 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
 from lmrbench.generate import GenerateProgress, done_items, generate, generate_with_model
 from lmrbench.jsonl import read_records
 from lmrbench.models.base import Message
 from lmrbench.models.fake import FakeModel
-from lmrbench.records import Outcome, Prediction
+from lmrbench.records import Outcome, Prediction, Status
 from lmrbench.tasks.loader import load_tasks
 from lmrbench.tasks.schema import Implementation, Task
 from lmrbench.tasks.source import extract
@@ -90,3 +91,12 @@ def test_a_raising_solver_or_an_unwritable_prediction_is_that_items_error_and_is
     # a harness error is not done: a resumed run makes that item again
     done = done_items(tmp_path / "predictions.jsonl")
     assert ("dpo/1", "exploding", 1) not in done and {("dpo/1", "exploding", 0), ("hit/1", "exploding", 0)} <= done
+
+
+def test_a_harness_error_is_scored_like_a_provider_failure(tmp_path):
+    generate(SUITE, _Exploding(), tmp_path, samples=2, concurrency=2, patterns=["dpo/1"])
+    preds, invalid = load_predictions(tmp_path / "predictions.jsonl", SUITE)
+    evaluate_predictions(preds, SUITE, tmp_path / "evaluations.jsonl", tmp_path / "w", tmp_path / "l", extra=invalid)
+    by_sample = {e.sample: e for e in latest_evaluations(tmp_path / "evaluations.jsonl")}
+    assert by_sample[1].status is Status.MODEL_ERROR and "harness error" in by_sample[1].reason
+    assert by_sample[0].status is Status.FAILED  # the stub-like prediction of sample 0 is graded as usual

@@ -92,8 +92,9 @@ class Status(StrEnum):
 
     `invalid_prediction` is the model's own failure (an answer with no usable code) and counts against it;
     `model_error` is the provider's (a request that still failed after its retries: connection refused or
-    closed, 5xx, missing or bad credentials): there is no answer to score, so it is counted apart, outside the
-    pass rate's denominator, and re-running the run retries exactly those items.
+    closed, 5xx, missing or bad credentials), or the harness's own failure to make the prediction (outcome
+    `harness_error`): there is no answer to score, so it is counted apart, outside the pass rate's denominator,
+    and re-running the run retries exactly those items.
     """
 
     PASSED = "passed"

@@ -411,6 +411,9 @@ def finish(p: Prepared, r: RunResult | None, started: float) -> Evaluation:
     if p.pred.error is not None and p.pred.meta.outcome is Outcome.MODEL_ERROR:  # the provider's failure
         return Evaluation(**p.base_fields(), status=Status.MODEL_ERROR, duration_s=duration,
                           reason=f"no answer from the provider (re-run to retry): {p.pred.error[:500]}")
+    if p.pred.error is not None and p.pred.meta.outcome is Outcome.HARNESS_ERROR:  # ours: nothing of the model
+        return Evaluation(**p.base_fields(), status=Status.MODEL_ERROR, duration_s=duration,
+                          reason=f"no prediction was made, a harness error (re-run to retry): {p.pred.error[:500]}")
     if p.refused is not None:
         return Evaluation(**p.base_fields(), **refusal(p.refused, p.log), duration_s=duration)
     if p.invalid or r is None:
