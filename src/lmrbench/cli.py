@@ -478,8 +478,9 @@ def _report(ts: TaskSet, run_dirs: list[Path], as_json: bool, out_dir: Path | No
         out.print(f"[bold]{escape(s.label())}[/bold]: {s.status_counts['passed']}/{n} passed "
                   f"({s.pass_rate.value:.1%}, 95% CI "
                   f"{s.pass_rate.ci_low:.1%}-{s.pass_rate.ci_high:.1%}); mean test share {s.test_share.value:.1%}; "
-                  f"{counts}; tokens {s.usage.input_tokens + s.usage.output_tokens:,}, cost ${s.usage.cost_usd:.4f}",
-                  highlight=False)
+                  f"{counts}; tokens {s.usage.input_tokens + s.usage.output_tokens:,}, cost ${s.usage.cost_usd:.4f}"
+                  + (f"; {len(s.forgeable_passes)} of the passes graded in the candidate's process (forgeable)"
+                     if s.forgeable_passes else ""), highlight=False)
     out.print(f"report: {', '.join(str(f) for f in files)}", highlight=False)
 
 

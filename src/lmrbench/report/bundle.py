@@ -166,7 +166,7 @@ def to_markdown(data: ReportData) -> str:
         vals = [f"{s.per_category[c].value:.1%} (n={s.per_category[c].n})" if c in s.per_category else "-"
                 for s in data.scores]
         lines.append(f"| {c} | " + " | ".join(vals) + " |")
-    lines += _original_rule_md(data) + _unmeasured_md(data) + _model_errors_md(data)
+    lines += _original_rule_md(data) + _unmeasured_md(data) + _model_errors_md(data) + _forgeable_md(data)
     if data.agreement:
         lines += ["", "## Judge agreement", "", "| rater | vs | n | accuracy | macro-F1 | kappa |", "|---" * 6 + "|"]
         lines += [f"| {a.a} | {a.b} | {a.n} | {a.accuracy:.1%} | {a.macro_f1:.3f} | {a.kappa:.3f} |"
@@ -217,19 +217,37 @@ def _model_errors_md(data: ReportData) -> list[str]:
     return lines
 
 
+FORGEABLE_NOTE = ("These passes were decided inside the candidate's own process (the original layout's unit tests, "
+                  "or in-process pytest): code that writes the log such a test would write and exits 0 passes them. "
+                  "They show the code ran the tests without a visible failure, not that it is right; probe-graded "
+                  "passes (verdicts computed outside the sandbox) are the ones a candidate cannot forge.")
+
+
+def _forgeable_md(data: ReportData) -> list[str]:
+    rows = [s for s in data.scores if s.forgeable_passes and s.subset == "all"]
+    if not rows:
+        return []
+    lines = ["", "## Passes a candidate could forge (in-process grading, counted apart)", "", FORGEABLE_NOTE, "",
+             "| model | forgeable passes | of all passes | items |", "|---|---|---|---|"]
+    for s in rows:
+        passed = s.status_counts.get("passed", 0)
+        lines.append(f"| {s.model} | {len(s.forgeable_passes)} | {passed} | {', '.join(s.forgeable_passes)} |")
+    return lines
+
+
 def to_csv(data: ReportData) -> str:
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(["run", "model", "setting", "implementations", "samples", "pass_rate", "ci_low", "ci_high",
                 "test_share", "pass_at_1", "invalid", "error", "timeout", "input_tokens", "output_tokens", "cost_usd",
-                "model_error"])
+                "forgeable_passes", "model_error"])
     for s in data.scores:
         sc = s.status_counts
         w.writerow([s.run, s.model, s.setting, s.implementations, s.samples, f"{s.pass_rate.value:.6f}",
                     f"{s.pass_rate.ci_low:.6f}", f"{s.pass_rate.ci_high:.6f}", f"{s.test_share.value:.6f}",
                     f"{s.pass_at_k.get(1, float('nan')):.6f}", sc.get("invalid_prediction", 0), sc.get("error", 0),
                     sc.get("timeout", 0), s.usage.input_tokens, s.usage.output_tokens, f"{s.usage.cost_usd:.6f}",
-                    sc.get("model_error", 0)])
+                    len(s.forgeable_passes), sc.get("model_error", 0)])
     return buf.getvalue()
 
 

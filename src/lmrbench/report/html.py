@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 from lmrbench.report import strict_json
-from lmrbench.report.bundle import LOG_TAIL_BYTES, Drill, ReportData
+from lmrbench.report.bundle import FORGEABLE_NOTE, LOG_TAIL_BYTES, Drill, ReportData
 from lmrbench.report.scoring import ModelScore
 
 CSS = """
@@ -187,6 +187,18 @@ def unmeasured_section(scores: list[ModelScore]) -> str:
             f"<th>implementations not measured</th></tr></thead><tbody>{rows}</tbody></table>")
 
 
+def forgeable_section(scores: list[ModelScore]) -> str:
+    """Passes decided inside the candidate's process (pytest, legacy): listed apart, with what they prove."""
+    rows = "".join(f"<tr><td>{_e(_label(s))}</td><td>{len(s.forgeable_passes)}</td>"
+                   f"<td>{s.status_counts.get('passed', 0)}</td><td>{_e(', '.join(s.forgeable_passes))}</td></tr>"
+                   for s in scores if s.forgeable_passes and s.subset == "all")
+    if not rows:
+        return ""
+    return (f"<h2>Passes a candidate could forge (in-process grading, counted apart)</h2><p class=\"muted\">"
+            f"{_e(FORGEABLE_NOTE)}</p><table id=\"forgeable\"><thead><tr><th>model</th><th>forgeable passes</th>"
+            f"<th>of all passes</th><th>items</th></tr></thead><tbody>{rows}</tbody></table>")
+
+
 def model_errors_section(scores: list[ModelScore]) -> str:
     """Items the provider gave no answer for: outside every rate, retried by re-running the run."""
     rows = "".join(f"<tr><td>{_e(_label(s))}</td><td>{len(s.model_errors)}</td>"
@@ -224,6 +236,7 @@ def render(data: ReportData) -> str:
         "Chen et al. (2021).</p>",
         "<h2>Leaderboard</h2>", leaderboard(scores), original_rule_section(scores), unmeasured_section(scores),
         model_errors_section(scores),
+        forgeable_section(scores),
         "<h2>Per category</h2>", category_bars(scores), "<h2>pass@k</h2>", pass_at_k_curves(scores),
         "<h2>Judge against unit tests</h2>", judge_vs_tests(scores),
         "<h2>Judge agreement with humans</h2>", agreement_section(data),

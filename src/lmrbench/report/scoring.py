@@ -74,6 +74,9 @@ class ModelScore(BaseModel):
     error_causes: dict[str, int] = Field(default_factory=dict, description="Errors per cause ('unknown' when none).")
     unmeasured: list[str] = Field(default_factory=list, description="'<instance>: <cause>' for implementations "
                                   "whose every sample is an environment error: they say nothing about the model.")
+    forgeable_passes: list[str] = Field(default_factory=list, description="'<instance>#<sample>' passes computed "
+                                        "inside the candidate's process (pytest, legacy grading): a forger could "
+                                        "produce them, so they are listed apart from the probe-graded passes.")
     model_errors: list[str] = Field(default_factory=list, description="'<instance>#<sample>' the provider gave no "
                                     "answer for (status model_error): outside every rate; re-run to retry them.")
 
@@ -148,6 +151,7 @@ def score_model(run: str, model: str, evals: list[Evaluation], preds: list[Predi
         status_counts={s.value: sum(e.status is s for e in evals) for s in Status},
         judge_distribution=dist, judge_vs_tests=vs, usage=usage,
         eval_seconds=round(sum(e.duration_s for e in evals), 1), model_errors=missing,
+        forgeable_passes=sorted(f"{e.instance_id}#{e.sample}" for e in scored if e.passed and e.forgeable),
         **_legacy_parts(scored, inst), **_error_parts(scored, inst),
     )
 
