@@ -180,3 +180,20 @@ def test_a_wrong_answer_stays_failed(tmp_path):
     make_original(tmp_path / "d", "01-Wrong", {}, {})
     ev = _eval(tmp_path / "d", "01-wrong", wrong)
     assert ev.status is Status.FAILED and ev.cause is None
+
+
+def test_a_log_forger_that_exits_0_passes_legacy_and_is_marked_forgeable(tmp_path):
+    # The documented limit of in-process grading: the candidate shares the test's process, so code that writes the
+    # log the test would write and exits 0 passes. It is kept as a pass and marked forgeable; reports count it
+    # apart (tests/report/test_forgeable.py).
+    body = (
+        "def loss(x):\n    import os\n    os.makedirs('unit_test/logs', exist_ok=True)\n"
+        "    open('unit_test/logs/unit_test_1.log', 'w').write('Test Passed')\n    os._exit(0)\n"
+    )
+
+    def forge(task, impl):
+        return Prediction(instance_id=impl.instance_id, model="forger", functions={"losses.py": {"loss": body}})
+
+    ev = _run(tmp_path, forge)
+    assert ev.status is Status.PASSED and ev.forgeable
+    assert _run(tmp_path / "honest", reference_prediction).forgeable  # every legacy verdict is, honest or not
