@@ -21,6 +21,7 @@ from lmrbench.authoring.fixtures import build_fixtures
 from lmrbench.authoring.lint import lint
 from lmrbench.authoring.lint_run import run_checks
 from lmrbench.authoring.validate import ValidateConfig, validate
+from lmrbench.budget import BudgetOverride
 from lmrbench.envs import EnvBuildError, EnvConfig, EnvMode, EnvRecord, EnvStatus, attach_envs, build_envs
 from lmrbench.envs.build import needs_env
 from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
@@ -39,6 +40,7 @@ from lmrbench.generate import (
     SolverName,
     generate,
     missing_items,
+    with_budgets,
 )
 from lmrbench.importers.human_eval import Scale, import_labels
 from lmrbench.importers.openhands import from_openhands
@@ -507,7 +509,7 @@ def _solver(opts: GenOptions, rd: Path, stack: contextlib.ExitStack, where: Exec
 def _generate(ts: TaskSet, opts: GenOptions, rd: Path, select: list[str] | None,
               where: ExecutorConfig | None = None, sandbox: SandboxConfig | None = None) -> None:
     run = RunDir(rd)
-    run.write_info(opts)
+    run.write_info(with_budgets(opts, ts, select))
     with contextlib.ExitStack() as stack:
         solver = _solver(opts, rd, stack, where or ExecutorConfig(), sandbox)
         _generate_with(ts, opts, rd, select, solver)
@@ -553,11 +555,12 @@ def _generate_with(ts: TaskSet, opts: GenOptions, rd: Path, select: list[str] | 
 
 def _gen_options(model: str, solver: SolverName, samples: int, concurrency: int, temperature: float,
                  max_tokens: int, seed: int | None, api_base: str | None, fake_script: Path | None,
-                 max_steps: int, no_cache: bool, paper: PaperMode = "full", max_retries: int = 5) -> GenOptions:
+                 budget: BudgetOverride, no_cache: bool, paper: PaperMode = "full",
+                 max_retries: int = 5) -> GenOptions:
     return GenOptions(model=model, solver=solver, samples=samples, concurrency=concurrency,
                       settings=ModelSettings(temperature=temperature, max_tokens=max_tokens, seed=seed,
                                              api_base=api_base, max_retries=max_retries),
-                      fake_script=fake_script, limits=AgentLimits(max_steps=max_steps), no_cache=no_cache,
+                      fake_script=fake_script, limits=AgentLimits(**budget.model_dump()), no_cache=no_cache,
                       paper=paper)
 
 
@@ -568,7 +571,12 @@ MaxTokOpt = Annotated[int, typer.Option(min=1, help="Most tokens in one answer."
 SeedOpt = Annotated[int | None, typer.Option(help="Seed, where the provider supports it.")]
 ApiBaseOpt = Annotated[str | None, typer.Option(help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp).")]
 FakeOpt = Annotated[Path | None, typer.Option(exists=True, dir_okay=False, help="JSONL script for --model fake.")]
-StepsOpt = Annotated[int, typer.Option(min=1, help="Agent step limit.")]
+StepsOpt = Annotated[int | None, typer.Option(min=1, help="Agent budget: steps (model calls); default: each "
+                                              "task's budget (its split's: lite/main 30, upstream 60).")]
+TotalTokOpt = Annotated[int | None, typer.Option(min=1, help="Agent budget: input + output tokens over an episode; "
+                                                 "default: each task's budget (lite/main 400k, upstream 1.5M).")]
+WallOpt = Annotated[float | None, typer.Option(min=1.0, help="Agent budget: wall seconds of an episode; default: "
+                                               "each task's budget (lite/main 1800, upstream 2700).")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")]
 RetriesOpt = Annotated[int, typer.Option("--max-retries", min=0, help="Retries of a failed request (429, timeout, "
                                          "connection, 5xx), with backoff; then the item is model_error.")]
@@ -591,7 +599,9 @@ def generate_cmd(
     seed: SeedOpt = None,
     api_base: ApiBaseOpt = None,
     fake_script: FakeOpt = None,
-    max_steps: StepsOpt = 30,
+    max_steps: StepsOpt = None,
+    max_total_tokens: TotalTokOpt = None,
+    max_wall_s: WallOpt = None,
     no_cache: NoCacheOpt = False,
     paper: PaperOpt = "full",
     run_dir: RunDirOpt = None,
@@ -608,7 +618,8 @@ def generate_cmd(
     if solver == "agent":
         require_isolation(sandbox)
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
-                        max_steps, no_cache, paper, max_retries)
+                        BudgetOverride(max_steps=max_steps, max_tokens=max_total_tokens, max_wall_s=max_wall_s),
+                        no_cache, paper, max_retries)
     ts, rd = _select(_load(tasks), select, split, since), _run_dir(run_dir, model)
     upstream = [i.instance_id for i in ts.select(select) if ts.task(i.task_id).upstream is not None]
     if upstream and solver == "agent":  # the agent runs the code: in the task's environment
@@ -839,7 +850,9 @@ def run_cmd(
     seed: SeedOpt = None,
     api_base: ApiBaseOpt = None,
     fake_script: FakeOpt = None,
-    max_steps: StepsOpt = 30,
+    max_steps: StepsOpt = None,
+    max_total_tokens: TotalTokOpt = None,
+    max_wall_s: WallOpt = None,
     no_cache: NoCacheOpt = False,
     paper: PaperOpt = "full",
     run_dir: RunDirOpt = None,
@@ -861,7 +874,8 @@ def run_cmd(
     ts = _select(_load(tasks), select, split, since)
     rd = _run_dir(run_dir, model)
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
-                        max_steps, no_cache, paper, max_retries)
+                        BudgetOverride(max_steps=max_steps, max_tokens=max_total_tokens, max_wall_s=max_wall_s),
+                        no_cache, paper, max_retries)
     _generate(ts, opts, rd, select, ExecutorConfig(kind=executor, ray_address=ray_address), sandbox)
     _evaluate(ts, RunDir(rd).predictions, rd, workers, None, sandbox, env,
               only={i.instance_id for i in ts.instances()}, path=path, executor=executor, ray_address=ray_address)

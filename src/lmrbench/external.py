@@ -12,7 +12,7 @@ from lmrbench.evaluate.apply import make_workspace
 from lmrbench.papers import PaperMode, paper_text
 from lmrbench.records import Prediction
 from lmrbench.safefs import read_beneath
-from lmrbench.solvers.agent import instructions_text
+from lmrbench.solvers.agent import instructions_text, task_budget
 from lmrbench.solvers.extract import ExtractionError, extract_from_code
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.schema import Implementation
@@ -24,7 +24,8 @@ EXTRA_FILES = {META, "paper.md", "INSTRUCTIONS.md"}
 
 def export_workspaces(tasks: TaskSet, out: Path, patterns: list[str] | None = None,
                       papers_dir: Path | None = None, paper: PaperMode = "full") -> list[Path]:
-    """One folder per implementation: the masked repository, paper.md and INSTRUCTIONS.md."""
+    """One folder per implementation: the masked repository, paper.md and INSTRUCTIONS.md (which states the task's
+    budget, the same one `lmrbench run --solver agent` runs under)."""
     out.mkdir(parents=True, exist_ok=True)
     made = []
     for impl in tasks.select(patterns):
@@ -129,9 +130,10 @@ def prediction_from_dir(tasks: TaskSet, ws: Path, model: str, sample: int = 0) -
     meta = json.loads(_read(ws, META))
     task, impl = tasks.resolve(meta["instance_id"])
     changed, links = _changed(task.repo_dir, ws)
+    # the budget INSTRUCTIONS.md stated; what the outside agent used of it is not measured here (None)
     base: dict[str, Any] = {"instance_id": impl.instance_id, "model": model, "sample": sample,
                             "meta": {"solver": "external", "source_dir": str(ws), "changed": changed,
-                                     "skipped_symlinks": links}}
+                                     "skipped_symlinks": links, "budget": task_budget(task)}}
     if not changed:
         return Prediction(**base, functions={})
     if changed == [impl.goal_file] and impl.targets:

@@ -10,13 +10,14 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
+from lmrbench.budget import Budget
 from lmrbench.jsonl import JsonlWriter, read_lines
 from lmrbench.models.base import Model, ModelSettings, Usage
 from lmrbench.papers import PaperMode, paper_text
 from lmrbench.records import Outcome, Prediction, PredictionMeta
 from lmrbench.rundir import RunDir
 from lmrbench.sandbox import LocalSandbox, SandboxConfig
-from lmrbench.solvers.agent import AgentLimits, agent_prediction
+from lmrbench.solvers.agent import AgentLimits, agent_prediction, task_budget
 from lmrbench.solvers.builtin import reference_prediction, stub_prediction
 from lmrbench.solvers.prompt import prompt_prediction
 from lmrbench.tasks.loader import TaskSet
@@ -59,13 +60,28 @@ class GenOptions(BaseModel):
     concurrency: int = Field(default=4, ge=1, description="Requests or agent episodes in flight.")
     settings: ModelSettings = Field(default_factory=ModelSettings, description="Temperature, max tokens, seed, ...")
     fake_script: Path | None = Field(default=None, description="The fake model's script (one JSON reply a line).")
-    limits: AgentLimits = Field(default_factory=AgentLimits, description="The agent's step/token/cost/time limits.")
+    limits: AgentLimits = Field(default_factory=AgentLimits, description="The agent's step/token/cost/time limits "
+                                "(a step, token or time limit set here overrides every task's budget).")
+    budgets: dict[str, Budget] = Field(default_factory=dict, description="Agent solver: the budget in force, per "
+                                       "split of the selected tasks ('original' for the original layout), and per "
+                                       "task id for a task whose info.json sets its own.")
     no_cache: bool = Field(default=False, description="Do not read or write the response cache.")
     paper: PaperMode = Field(default="full", description="full: the paper's text in the prompt or workspace; "
                              "withheld: only its title (an ablation: how much the paper is needed).")
 
 
 SolverName = Literal["prompt", "agent"]
+
+
+def with_budgets(opts: GenOptions, tasks: TaskSet, patterns: list[str] | None = None) -> GenOptions:
+    """`opts` with the budgets in force for the selected tasks (run.json records them; agent solver only)."""
+    if opts.solver != "agent" or opts.model in BUILTIN_MODELS:
+        return opts
+    budgets: dict[str, Budget] = {}
+    for impl in tasks.select(patterns):
+        task = tasks.task(impl.task_id)
+        budgets[task.task_id if task.budget else task.split or "original"] = task_budget(task, opts.limits).budget
+    return opts.model_copy(update={"budgets": dict(sorted(budgets.items()))})
 
 
 class GenerateProgress(BaseModel):

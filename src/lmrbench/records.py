@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from lmrbench.budget import BudgetUse
 from lmrbench.models.base import Usage
 from lmrbench.sandbox.base import Isolation
 
@@ -51,6 +52,8 @@ class PredictionMeta(BaseModel):
     steps: int = Field(default=0, description="Agent steps taken.")
     trajectory: str = Field(default="", description="Path of the agent's trajectory file.")
     limits: dict[str, Any] = Field(default_factory=dict, description="The agent's limits.")
+    budget: BudgetUse | None = Field(default=None, description="Agent settings: the budget in force and what was "
+                                     "used of it (steps, tokens, wall seconds to submit).")
     source_dir: str = Field(default="", description="The workspace an external agent left (from-dirs).")
     changed: list[str] = Field(default_factory=list, description="Files the external agent changed.")
     skipped_symlinks: list[str] = Field(default_factory=list, description="Links in its workspace, never read.")
@@ -169,6 +172,8 @@ class Evaluation(BaseModel):
                                      "kept the tests from measuring the prediction.")
     env_substitutions: list[str] = Field(default_factory=list, description="'asked -> installed': requirements of "
                                          "the task's environment replaced by a release that fits the harness.")
+    budget: BudgetUse | None = Field(default=None, description="The prediction's budget record (agent settings), "
+                                     "carried on for the pass-rate-against-budget curve.")
 
     @property
     def passed(self) -> bool:

@@ -118,10 +118,12 @@ def evaluate_predictions(
 
     executor = make_executor(executor_config or ExecutorConfig(workers=workers), config, work_dir, log_dir)
     run = RunDir(out.parent)
+    budgets = {item.key: item.pred.meta.budget for item in todo}  # carried on from the prediction
     for ev in executor.run(todo):  # paths inside the run folder are stored relative: the folder can be moved
         ev = ev.model_copy(update={"log_path": run.relative(ev.log_path),
                                    "outputs_path": run.relative(ev.outputs_path),
-                                   "candidate_path": run.relative(ev.candidate_path)})
+                                   "candidate_path": run.relative(ev.candidate_path),
+                                   "budget": budgets.get(ev.key)})
         writer.write(ev)
         results.append(ev)
         if on_result:

@@ -8,7 +8,7 @@ import difflib
 import io
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from lmrbench.evaluate.batch import latest_evaluations, load_predictions
 from lmrbench.evaluate.candidate import candidate_code, kept_candidates
@@ -16,6 +16,7 @@ from lmrbench.judge.agreement import Agreement, agreement_table
 from lmrbench.judge.run import load_judgments, reference_code
 from lmrbench.records import Evaluation, HumanLabel, Judgment, Prediction
 from lmrbench.report import strict_json
+from lmrbench.report.budget_curve import BudgetCurve, budget_curves, budget_markdown
 from lmrbench.report.scoring import ModelScore, score_run
 from lmrbench.rundir import RunDir
 from lmrbench.safefs import read_tail
@@ -42,6 +43,8 @@ class ReportData(BaseModel):
     scores: list[ModelScore]
     drills: list[Drill]
     agreement: list[Agreement]
+    budget_curves: list[BudgetCurve] = Field(default_factory=list, description="Pass rate against budget, per "
+                                             "model with agent predictions.")
 
 
 LOG_TAIL_BYTES = 16 * 1024  # of each test log, in every report
@@ -116,7 +119,7 @@ def _scores(rd: Path, evals: list[Evaluation], preds: list[Prediction], judgment
 def collect(run_dirs: list[Path], tasks: TaskSet, labels: list[HumanLabel] | None = None,
             since: dt.date | None = None) -> ReportData:
     """Everything a report shows, for the implementations in `tasks` (a selection leaves the rest out)."""
-    scores, drills, all_judgments = [], [], []
+    scores, drills, all_judgments, curves = [], [], [], []
     selected = {i.instance_id for i in tasks.instances()}
     for rd in run_dirs:
         run = RunDir(rd)
@@ -128,6 +131,7 @@ def collect(run_dirs: list[Path], tasks: TaskSet, labels: list[HumanLabel] | Non
         judgments = load_judgments(run.judgments)
         all_judgments += judgments
         scores += _scores(rd, evals, preds, judgments, tasks, since)
+        curves += budget_curves(rd.name, evals, preds)
         by_pred = {(p.instance_id, p.model, p.sample): p for p in preds}
         kept = kept_candidates(run)
         for ev in sorted(evals, key=lambda e: (e.model, e.instance_id, e.sample)):
@@ -142,7 +146,8 @@ def collect(run_dirs: list[Path], tasks: TaskSet, labels: list[HumanLabel] | Non
                                 diff=diff, log_tail=_tail(ev.log_path, rd), judge_notes=notes))
     scores.sort(key=lambda s: (s.subset != "all", s.subset, -s.pass_rate.value))
     agree = agreement_table(all_judgments, labels) if labels else []
-    return ReportData(runs=[str(r) for r in run_dirs], scores=scores, drills=drills, agreement=agree)
+    return ReportData(runs=[str(r) for r in run_dirs], scores=scores, drills=drills, agreement=agree,
+                      budget_curves=curves)
 
 
 def to_markdown(data: ReportData) -> str:
@@ -167,6 +172,7 @@ def to_markdown(data: ReportData) -> str:
                 for s in data.scores]
         lines.append(f"| {c} | " + " | ".join(vals) + " |")
     lines += _original_rule_md(data) + _unmeasured_md(data) + _model_errors_md(data) + _forgeable_md(data)
+    lines += budget_markdown(data.budget_curves)
     if data.agreement:
         lines += ["", "## Judge agreement", "", "| rater | vs | n | accuracy | macro-F1 | kappa |", "|---" * 6 + "|"]
         lines += [f"| {a.a} | {a.b} | {a.n} | {a.accuracy:.1%} | {a.macro_f1:.3f} | {a.kappa:.3f} |"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 
 from lmrbench.report import strict_json
+from lmrbench.report.budget_curve import budget_html
 from lmrbench.report.bundle import FORGEABLE_NOTE, LOG_TAIL_BYTES, Drill, ReportData
 from lmrbench.report.scoring import ModelScore
 
@@ -238,6 +239,7 @@ def render(data: ReportData) -> str:
         model_errors_section(scores),
         forgeable_section(scores),
         "<h2>Per category</h2>", category_bars(scores), "<h2>pass@k</h2>", pass_at_k_curves(scores),
+        budget_html(data.budget_curves),
         "<h2>Judge against unit tests</h2>", judge_vs_tests(scores),
         "<h2>Judge agreement with humans</h2>", agreement_section(data),
         "<h2>Implementations</h2>", drill_down(data.drills),

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from lmrbench.budget import Budget, BudgetOverride, BudgetUse, resolve_budget
 from lmrbench.evaluate.apply import make_workspace
 from lmrbench.models.base import Message, Model, ModelError, ModelResponse, ToolCall, ToolSpec, Usage
 from lmrbench.papers import PaperText
@@ -44,15 +45,28 @@ line to finish."""
 
 
 class AgentLimits(BaseModel):
-    """When the agent must stop."""
+    """When the agent must stop. Steps, tokens and wall time are the benchmark's budget: None keeps the task's
+    (its info.json's, else its split's default; lmrbench.budget); a value overrides it for the whole run."""
 
-    max_steps: int = Field(default=30, ge=1, description="Model calls.")
-    max_tokens: int = Field(default=400_000, ge=1, description="Input + output tokens over the whole episode.")
-    max_cost_usd: float = Field(default=2.0, ge=0, description="Cost over the whole episode.")
-    max_wall_s: float = Field(default=1800.0, gt=0, description="Wall time of the whole episode.")
+    max_steps: int | None = Field(default=None, ge=1, description="Model calls; None: the task's budget.")
+    max_tokens: int | None = Field(default=None, ge=1, description="Input + output tokens over the whole "
+                                   "episode; None: the task's budget.")
+    max_cost_usd: float = Field(default=2.0, ge=0, description="Cost over the whole episode (a spending guard, "
+                                "not part of the budget).")
+    max_wall_s: float | None = Field(default=None, gt=0, description="Wall time of the whole episode; None: the "
+                                     "task's budget.")
     command_timeout_s: float = Field(default=120.0, gt=0, description="Wall time of one command.")
     output_chars: int = Field(default=8000, ge=200, description="Command output kept for the model.")
     native_tools: bool = Field(default=True, description="Use the provider's tool calling; else the text format.")
+
+    def override(self) -> BudgetOverride:
+        """The budget fields this run sets."""
+        return BudgetOverride(max_steps=self.max_steps, max_tokens=self.max_tokens, max_wall_s=self.max_wall_s)
+
+
+def task_budget(task: Task, limits: AgentLimits | None = None) -> BudgetUse:
+    """The budget in force for a task: its split's default, its info.json's fields, then the run's limits."""
+    return resolve_budget(task.split, task.budget, limits.override() if limits else None)
 
 
 class Submitted(Exception):
@@ -80,9 +94,11 @@ class Trajectory(BaseModel):
     outcome: Outcome = Outcome.DONE
     isolation: Isolation | None = Field(default=None, description="What isolation the agent's commands ran with "
                                         "(the sandbox built from the run's --isolation, --hf-cache and --gpus).")
+    budget: BudgetUse | None = None
 
 
-def instructions_text(task: Task, impl: Implementation) -> str:
+def instructions_text(task: Task, impl: Implementation, budget: Budget | None = None) -> str:
+    """INSTRUCTIONS.md (and the agent's first message); it states the budget (by default the task's own)."""
     files = impl.target_map()
     if len(files) > 1:  # the upstream split: targets in several files
         where = "; ".join(", ".join(f"`{t}`" for t in names) + f" in `{rel}`" for rel, names in files.items())
@@ -90,7 +106,9 @@ def instructions_text(task: Task, impl: Implementation) -> str:
         where = (", ".join(f"`{t}`" for t in impl.targets) or "the masked code") + f" in `{impl.goal_file}`"
     return (f"# Task {impl.instance_id}: {task.paper_name}\n\nPaper: {task.paper_url}\n\n{impl.instruction}\n\n"
             f"Implement {where}. The method description is in `paper.md` beside this file.\n"
-            f"Useful files: {', '.join(impl.retrieval_context) or '(none listed)'}.\n")
+            f"Useful files: {', '.join(impl.retrieval_context) or '(none listed)'}.\n\n"
+            f"Budget: {(budget or task_budget(task).budget).statement()}. When any of them runs out you are "
+            "stopped, and the repository as it stands then is graded.\n")
 
 
 class Agent:
@@ -124,14 +142,16 @@ class Agent:
 
     def _check_limits(self, traj: Trajectory, start: float) -> None:
         lim, u = self.limits, traj.usage
-        if len(traj.steps) >= lim.max_steps:
-            raise LimitReached(f"step limit ({lim.max_steps})")
-        if u.input_tokens + u.output_tokens >= lim.max_tokens:
-            raise LimitReached(f"token limit ({lim.max_tokens})")
+        assert traj.budget is not None
+        b = traj.budget.budget
+        if len(traj.steps) >= b.max_steps:
+            raise LimitReached(f"step limit ({b.max_steps})")
+        if u.input_tokens + u.output_tokens >= b.max_tokens:
+            raise LimitReached(f"token limit ({b.max_tokens})")
         if u.cost_usd >= lim.max_cost_usd:
             raise LimitReached(f"cost limit (${lim.max_cost_usd})")
-        if time.monotonic() - start >= lim.max_wall_s:
-            raise LimitReached(f"wall-time limit ({lim.max_wall_s} s)")
+        if time.monotonic() - start >= b.max_wall_s:
+            raise LimitReached(f"wall-time limit ({b.max_wall_s} s)")
 
     def _act(self, resp: ModelResponse, ws: Path, log_dir: Path, traj: Trajectory) -> list[str]:
         """Run the actions of one reply; append the observations as messages. Raises Submitted."""
@@ -164,10 +184,12 @@ class Agent:
     def run(self, task: Task, impl: Implementation, paper: PaperText, ws: Path, traj_path: Path,
             sample: int = 0) -> Trajectory:
         """Run one episode in `ws` (prepared by `prepare_workspace`); the trajectory is saved after every step."""
-        traj = Trajectory(instance_id=impl.instance_id, model=self.model.name, sample=sample)
+        traj = Trajectory(instance_id=impl.instance_id, model=self.model.name, sample=sample,
+                          budget=task_budget(task, self.limits))
         self.task_env = task.env if task.upstream is not None else None  # (the original layout: unchanged)
+        assert traj.budget is not None
         traj.messages = [Message(role="system", content=SYSTEM),
-                         Message(role="user", content=instructions_text(task, impl))]
+                         Message(role="user", content=instructions_text(task, impl, traj.budget.budget))]
         tools = [BASH, SUBMIT] if self.limits.native_tools else None
         log_dir = traj_path.with_suffix("")
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -191,8 +213,17 @@ class Agent:
         except ModelError as exc:
             traj.exit, traj.outcome = f"model error: {exc}", Outcome.MODEL_ERROR
         finally:
+            _spent(traj, start)
             _save(traj, traj_path)
         return traj
+
+
+def _spent(traj: Trajectory, start: float) -> None:
+    """Record what the episode used of its budget: steps, tokens, and wall seconds until it submitted or stopped."""
+    if traj.budget is not None:
+        traj.budget = traj.budget.model_copy(update={
+            "steps": len(traj.steps), "tokens": traj.usage.input_tokens + traj.usage.output_tokens,
+            "wall_s": round(time.monotonic() - start, 3)})
 
 
 def _save(traj: Trajectory, path: Path) -> None:
@@ -201,12 +232,13 @@ def _save(traj: Trajectory, path: Path) -> None:
     tmp.replace(path)
 
 
-def prepare_workspace(task: Task, impl: Implementation, paper: PaperText, ws: Path) -> Path:
-    """The masked repository plus the paper text and instructions under .task/."""
+def prepare_workspace(task: Task, impl: Implementation, paper: PaperText, ws: Path,
+                      budget: Budget | None = None) -> Path:
+    """The masked repository plus the paper text and instructions (stating `budget`) under .task/."""
     make_workspace(task, ws)
     (ws / TASK_DIR).mkdir()
     (ws / TASK_DIR / "paper.md").write_text(paper.text, encoding="utf-8")
-    (ws / TASK_DIR / "INSTRUCTIONS.md").write_text(instructions_text(task, impl), encoding="utf-8")
+    (ws / TASK_DIR / "INSTRUCTIONS.md").write_text(instructions_text(task, impl, budget), encoding="utf-8")
     return ws
 
 
@@ -217,7 +249,7 @@ def agent_prediction(task: Task, impl: Implementation, model: Model, paper: Pape
     runs its commands (default: a LocalSandbox with the default SandboxConfig)."""
     limits = limits or AgentLimits()
     name = f"{impl.instance_id.replace('/', '__')}__{model.name.replace('/', '_')}__{sample}"
-    ws = prepare_workspace(task, impl, paper, run_dir / "agent_work" / name)
+    ws = prepare_workspace(task, impl, paper, run_dir / "agent_work" / name, task_budget(task, limits).budget)
     run = RunDir(run_dir)
     traj_path = run.trajectories / f"{name}.json"
     traj_path.parent.mkdir(parents=True, exist_ok=True)
@@ -235,7 +267,8 @@ def agent_prediction(task: Task, impl: Implementation, model: Model, paper: Pape
     meta = {"solver": "agent", "agent_version": AGENT_VERSION, "paper_source": paper.source, "exit": traj.exit,
             "outcome": traj.outcome,
             "steps": len(traj.steps), "usage": traj.usage.model_dump(), "trajectory": str(traj_path),
-            "settings": model.settings.model_dump(), "limits": limits.model_dump()}
+            "settings": model.settings.model_dump(), "limits": limits.model_dump(),
+            "budget": traj.budget.model_dump() if traj.budget else None}
     # a provider that failed mid-episode cut the agent short: no answer to score (model_error, retried on re-run)
     if traj.outcome is Outcome.MODEL_ERROR or kept:
         return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, error=kept or traj.exit,

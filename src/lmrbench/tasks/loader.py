@@ -154,7 +154,8 @@ def load_upstream_task(root: Path, info: TaskInfo) -> Task:
                 repo_dir=masked_root(info.upstream, info.task_id), paper_name=info.paper_name,
                 paper_url=info.paper_url, year=info.year, publication_date=info.publication_date,
                 description_file=desc, tests_dir=tests, timeout_s=info.timeout_s, requirements=info.requirements,
-                split=info.split, upstream=info.upstream, implementations=sorted(impls, key=lambda i: i.index))
+                split=info.split, upstream=info.upstream, budget=info.budget,
+                implementations=sorted(impls, key=lambda i: i.index))
 
 
 def load_our_task(root: Path, data: dict) -> Task:
@@ -213,6 +214,7 @@ def load_our_task(root: Path, data: dict) -> Task:
         timeout_s=info.timeout_s,
         requirements=info.requirements,
         split=info.split,
+        budget=info.budget,
         implementations=sorted(impls, key=lambda i: i.index),
     )
 

@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from lmrbench.budget import BudgetOverride
 from lmrbench.tasks.categories import Category
 
 FORMAT_TAG = "lmrbench/1"
@@ -135,6 +136,8 @@ class TaskInfo(BaseModel):
         "'upstream': a method masked inside the pinned release of the library that shipped it (docs/upstream.md)."
     )
     upstream: UpstreamInfo | None = Field(default=None, description="The pinned release (upstream split only).")
+    budget: BudgetOverride | None = Field(default=None, description="The agent budget of this task, where it "
+                                          "differs from its split's default (src/lmrbench/budget.py).")
     implementations: list[ImplementationInfo] = Field(min_length=1, description="The masked implementations.")
 
     @model_validator(mode="after")
@@ -232,6 +235,7 @@ class Task(BaseModel):
     requirements: list[str] = Field(default_factory=list)
     split: Split | None = Field(default=None, description="Our layout's split; None for the original layout.")
     upstream: UpstreamInfo | None = Field(default=None, description="Upstream split: the pinned release.")
+    budget: BudgetOverride | None = Field(default=None, description="info.json's own agent budget, if any.")
     implementations: list[Implementation]
     defect: str = Field(default="", description="Why no implementation of this task can be evaluated (original "
                         "layout: its repository is missing or an empty file); empty when it can.")
