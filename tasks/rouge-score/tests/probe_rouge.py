@@ -175,7 +175,9 @@ def bootstrap_bad_arguments_raise(params):
 @case
 def bootstrap_edge_arguments_are_accepted():
     out = {}
-    for confidence, samples in ((0.0, 1), (1.0, 5)):
+    # small sample counts and intervals inside (0, 1): whether the ends 0 and 1 themselves are accepted is decided
+    # by nothing a solver sees (a blind solve rejected them, the release accepts them), so no case uses them
+    for confidence, samples in ((0.5, 1), (0.9, 5)):
         np.random.seed(3)
         agg = scoring.BootstrapAggregator(confidence_interval=confidence, n_samples=samples)
         agg.add_scores({"rouge1": scoring.Score(precision=0.5, recall=0.5, fmeasure=0.5)})
