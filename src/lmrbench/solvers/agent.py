@@ -79,9 +79,13 @@ class Trajectory(BaseModel):
 
 
 def instructions_text(task: Task, impl: Implementation) -> str:
-    targets = ", ".join(f"`{t}`" for t in impl.targets) or "the masked code"
+    files = impl.target_map()
+    if len(files) > 1:  # the upstream split: targets in several files
+        where = "; ".join(", ".join(f"`{t}`" for t in names) + f" in `{rel}`" for rel, names in files.items())
+    else:
+        where = (", ".join(f"`{t}`" for t in impl.targets) or "the masked code") + f" in `{impl.goal_file}`"
     return (f"# Task {impl.instance_id}: {task.paper_name}\n\nPaper: {task.paper_url}\n\n{impl.instruction}\n\n"
-            f"Implement {targets} in `{impl.goal_file}`. The method description is in `paper.md` beside this file.\n"
+            f"Implement {where}. The method description is in `paper.md` beside this file.\n"
             f"Useful files: {', '.join(impl.retrieval_context) or '(none listed)'}.\n")
 
 
