@@ -299,6 +299,32 @@ def two_groups(kind):
     return mode_run(makers[kind], steps=6, split=True, second=second)
 
 
+@case(params=["adamw", "adamw_paper", "adamw_reference", "sgd", "sgd_reference", "radam"], **TOL)
+def unit_decay(kind):
+    """Weight decay 1 (the loop forms, no foreach)."""
+    make = {
+        "adamw": lambda ps: sf.AdamWScheduleFree(ps, lr=0.01, weight_decay=1.0, foreach=False),
+        "adamw_paper": lambda ps: sf.AdamWScheduleFreePaper(ps, lr=0.01, weight_decay=1.0, foreach=False),
+        "adamw_reference": lambda ps: sf.AdamWScheduleFreeReference(ps, lr=0.01, weight_decay=1.0),
+        "sgd": lambda ps: sf.SGDScheduleFree(ps, lr=0.05, weight_decay=1.0, foreach=False),
+        "sgd_reference": lambda ps: sf.SGDScheduleFreeReference(ps, lr=0.05, weight_decay=1.0),
+        "radam": lambda ps: sf.RAdamScheduleFree(ps, lr=0.02, betas=(0.9, 0.8), weight_decay=1.0, foreach=False),
+    }[kind]
+    return mode_run(make, steps=4)
+
+
+@case(params=["adamw", "sgd", "radam"], **TOL)
+def closure_unit_decay(kind):
+    """Weight decay 1 (the loop form, no foreach)."""
+    make = {
+        "adamw": lambda ps: sf.AdamWScheduleFreeClosure(ps, lr=0.01, weight_decay=1.0, foreach=False),
+        "sgd": lambda ps: sf.SGDScheduleFreeClosure(ps, lr=0.05, weight_decay=1.0, foreach=False),
+        "radam": lambda ps: sf.RAdamScheduleFreeClosure(ps, lr=0.02, betas=(0.9, 0.8), weight_decay=1.0,
+                                                        foreach=False),
+    }[kind]
+    return closure_run(make, steps=4)
+
+
 @case(params=["adamw", "sgd", "radam"], **TOL)
 def closure_two_groups(kind):
     makers = {
