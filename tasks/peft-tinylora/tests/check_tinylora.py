@@ -225,3 +225,11 @@ def initialisation(out, ref):
     equal(np.asarray(out["zeros"]), np.zeros(3 * 64), what="default init is zero")
     re = np.asarray(out["reinit"], dtype=np.float64)
     expect(0.1 < float(np.abs(re).max()) <= 0.2, "re-initialisation draws from U(-0.2, 0.2)")
+
+
+@check("registration")
+def registration(out, ref):
+    # register_peft_method's docstring: without an explicit prefix "the name of the PEFT method is used as the
+    # prefix"; every model class in the package spells its prefix with a trailing underscore. Both readings pass.
+    for key in ("vblora_prefix", "re_vblora.0"):
+        expect(out[key] in ("vblora", "vblora_"), f"{key}: default prefix from the name, got {out[key]!r}")
