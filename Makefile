@@ -23,8 +23,18 @@ test: setup
 	$(VENV)/bin/mypy
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
+# The lite and main proof, then the upstream split's (when tasks/ holds upstream recipes): fetch (cached), lint with
+# the release, validate with mutants (90% kill bar), and no committed file copies a pinned release.
+UPSTREAM_RECIPES := $(shell grep -lE '"split": *"upstream"' tasks/*/info.json 2>/dev/null)
+
 validate: setup
 	$(VENV)/bin/lmrbench validate --mutants --split all --workers 2
+ifneq ($(UPSTREAM_RECIPES),)
+	$(VENV)/bin/lmrbench tasks fetch --split upstream
+	$(VENV)/bin/lmrbench tasks lint --split upstream
+	$(VENV)/bin/lmrbench validate --mutants --min-kill 0.9 --split upstream --workers 2
+	$(PY) -m pytest -q tests/test_no_upstream_code.py
+endif
 
 bench: setup
 	$(PY) benchmarks/bench_evaluate.py

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lmrbench.tasks.loader import load_tasks
 
-N = len(load_tasks().instances())
+N = len(load_tasks().restrict(split="all").instances())  # lite and main (upstream: test_upstream_e2e)
 FEW = ("dpo", "knowprob/4", "timemixer/2")  # a torch task, a no-torch task, one of a two-implementation task
 
 

@@ -57,6 +57,8 @@ from lmrbench.tasks.catalog import task_rows
 from lmrbench.tasks.loader import TaskSet, load_tasks
 from lmrbench.tasks.problems import Problem
 from lmrbench.tasks.schema import TaskFormatError
+from lmrbench.tasks.source import SourceError
+from lmrbench.tasks.upstream import FetchConfig, UpstreamError, ensure_task
 
 app = typer.Typer(help="lmrbench: can a model reproduce the code of a language-modeling paper?",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -71,9 +73,10 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output o
 # split at the original benchmark's difficulty (issue #9), or every split when -t names what to take; commands
 # that work on existing files (evaluate, report, judge, lint, fixtures) take every split.
 DEFAULT_SPLIT = None
-SplitOpt = Annotated[str | None, typer.Option("--split", help="main | lite | all: which split of the built-in suite "
-                                              "(default: main for new work unless -t selects, all for existing "
-                                              "results; tasks of the original layout are in every split).")]
+SplitOpt = Annotated[str | None, typer.Option("--split", help="main | lite | upstream | all | every: which split of "
+                                              "the built-in suite; all = lite and main, every = all three "
+                                              "(default: main for new work, all for existing results, every when "
+                                              "-t selects; tasks of the original layout are in every split).")]
 SinceOpt = Annotated[str | None, typer.Option("--since", help="Only tasks published on or after this ISO date "
                                               "(e.g. a model's training cut-off).")]
 SelectOpt = Annotated[list[str] | None, typer.Option("--task", "-t", help="Only these tasks/instances (glob).")]
@@ -94,18 +97,38 @@ def _resolve_split(split: str | None, select: list[str] | None, new_work: bool) 
     """The split a command works on when --split is not given (see DEFAULT_SPLIT)."""
     if split is not None:
         return split
-    return "main" if new_work and not select else "all"
+    if select:
+        return "every"
+    return "main" if new_work else "all"
 
 
-def _load(path: Path | None, quiet: bool = False, select: list[str] | None = None, split: str | None = "all",
+def _must_restrict(ts: TaskSet, select: list[str] | None, split: str, day: dt.date | None) -> bool:
+    """Whether a selection changes the set ('all' leaves the upstream split out)."""
+    leaves_out = split != "every" and (split != "all" or any(t.upstream for t in ts.tasks))
+    return bool(select) or leaves_out or bool(day)
+
+
+def _fetched(ts: TaskSet) -> TaskSet:
+    """The upstream tasks of a selection fetched, verified and masked (cached); a failure is a clear error."""
+    try:
+        for task in ts.tasks:
+            if task.upstream is not None:
+                ensure_task(task)
+    except (UpstreamError, OSError) as exc:
+        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2) from exc
+    return ts
+
+
+def _load(path: Path | None, quiet: bool = False, select: list[str] | None = None, split: str | None = "every",
           since: str | None = None) -> TaskSet:
     """The task folder, restricted to the selection; a bad folder or an empty selection is a clear error."""
     split = _resolve_split(split, select, new_work=True)
     try:
         tasks = load_tasks(path)
         day = dt.date.fromisoformat(since) if since else None
-        if select or split != "all" or day:
-            tasks = tasks.restrict(select, split, day)
+        if _must_restrict(tasks, select, split, day):
+            tasks = _fetched(tasks.restrict(select, split, day))
     except (TaskFormatError, FileNotFoundError, ValueError) as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
@@ -123,10 +146,11 @@ def _select(ts: TaskSet, select: list[str] | None, split: str | None, since: str
     split = _resolve_split(split, select, new_work)
     try:
         day = dt.date.fromisoformat(since) if since else None
-        return ts.restrict(select, split, day) if select or split != "all" or day else ts
+        chosen = ts.restrict(select, split, day) if _must_restrict(ts, select, split, day) else ts
     except ValueError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
+    return _fetched(chosen)
 
 
 def status_style(status: Status) -> str:
@@ -167,6 +191,7 @@ def tasks_prompt(instance: str, tasks: TasksOpt = None,
     except KeyError as exc:
         err.print(f"[red]error:[/red] {exc.args[0]}")
         raise typer.Exit(2) from exc
+    _fetched(TaskSet(ts.root, [task]))
     messages = build_prompt(task, impl, paper_text(task, papers_dir, paper))
     if as_json:
         _emit_json({"prompt_version": PROMPT_VERSION, "messages": [m.model_dump(mode="json") for m in messages]})
@@ -184,6 +209,7 @@ def tasks_show(instance: str, tasks: TasksOpt = None, as_json: JsonOpt = False) 
     except KeyError as exc:
         err.print(f"[red]error:[/red] {exc.args[0]}")
         raise typer.Exit(2) from exc
+    _fetched(TaskSet(ts.root, [task]))
     if as_json:
         _emit_json(task.model_dump(mode="json"))
         return
@@ -192,7 +218,8 @@ def tasks_show(instance: str, tasks: TasksOpt = None, as_json: JsonOpt = False) 
         if "/" in instance and impl.instance_id != instance:
             continue
         cat = impl.category.value if impl.category else impl.raw_category
-        out.print(f"\n[bold]{impl.instance_id}[/bold] [{cat}] {impl.goal_file}::{', '.join(impl.targets)}")
+        goals = "; ".join(f"{f}::{', '.join(n)}" for f, n in impl.target_map().items())
+        out.print(f"\n[bold]{impl.instance_id}[/bold] [{cat}] {goals}")
         out.print(impl.instruction)
 
 
@@ -227,6 +254,9 @@ def tasks_fixtures(tasks: TasksOpt = None, select: SelectOpt = None,
     """Regenerate tests/fixtures of each task from its reference (or check they are up to date)."""
     ts = _select(_load(tasks), select, split, since, new_work=False)
     ids = {i.task_id for i in ts.select(select)}
+    upstream = [i.instance_id for i in ts.select(select) if ts.task(i.task_id).upstream is not None]
+    if upstream:  # their probes import the task environment's requirements
+        attach_task_envs(ts, upstream, "task")
     bad = 0
     for task in (t for t in ts.tasks if t.task_id in ids):
         res = build_fixtures(task, check)
@@ -235,6 +265,58 @@ def tasks_fixtures(tasks: TasksOpt = None, select: SelectOpt = None,
         out.print(f"[{colour}]{task.task_id}[/{colour}]: {res.detail}", highlight=False)
     if bad:
         raise typer.Exit(1)
+
+
+FindLinksOpt = Annotated[Path | None, typer.Option("--find-links", exists=True, file_okay=False, help="Take the "
+                        "pinned files from this local folder instead of the package index (no network).")]
+
+
+@tasks_app.command("fetch")
+def tasks_fetch(tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = "upstream",
+                since: SinceOpt = None, find_links: FindLinksOpt = None, env: EnvOpt = "task") -> None:
+    """Download, verify, unpack and mask the selected upstream tasks' pinned releases, and build their
+    environments (everything cached under $LMRBENCH_CACHE/upstream; idempotent)."""
+    ts = load_upstream(tasks, select, split, since)
+    cfg = FetchConfig() if find_links is None else FetchConfig(find_links=find_links.resolve())
+    for task in ts.tasks:
+        assert task.upstream is not None
+        try:
+            repo = ensure_task(task, cfg)
+        except (UpstreamError, OSError) as exc:
+            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            raise typer.Exit(2) from exc
+        up = task.upstream
+        out.print(f"{task.task_id}: {up.package}=={up.version} ({up.filename}, sha256 ok) masked in {repo}",
+                  highlight=False)
+    attach_task_envs(ts, select, env)
+    for task in ts.tasks:
+        if task.env is not None:
+            state = f"could not install {task.env.failed}" if task.env.failed else "ready"
+            out.print(f"{task.task_id}: environment {state} ({task.env.root})", highlight=False)
+
+
+def load_upstream(tasks: Path | None, select: list[str] | None, split: str | None, since: str | None) -> TaskSet:
+    """The selected upstream tasks (not yet fetched); none is a clear error."""
+    ts = load_tasks_or_exit(tasks)
+    try:
+        day = dt.date.fromisoformat(since) if since else None
+        chosen = ts.restrict(select, split or "upstream", day)
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    chosen.tasks = [t for t in chosen.tasks if t.upstream is not None]
+    if not chosen.tasks:
+        err.print("[red]error:[/red] no upstream task selected")
+        raise typer.Exit(2)
+    return chosen
+
+
+def load_tasks_or_exit(path: Path | None) -> TaskSet:
+    try:
+        return load_tasks(path)
+    except (TaskFormatError, FileNotFoundError) as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
 
 
 @app.command("validate")
@@ -268,8 +350,12 @@ def validate_cmd(
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=err, transient=True) as bar:
         job = bar.add_task("validating")
         sandbox = SandboxConfig(hf_cache=hf_cache, gpus=gpus, kernels=kernels)
-        results = validate(impls, cfg, EvalConfig(sandbox=sandbox),
-                           tick=lambda msg: bar.update(job, description=msg))
+        try:
+            results = validate(impls, cfg, EvalConfig(sandbox=sandbox),
+                               tick=lambda msg: bar.update(job, description=msg))
+        except (UpstreamError, SourceError) as exc:  # a declared wrong variant that does not apply
+            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            raise typer.Exit(2) from exc
     if as_json:
         _emit_json([r.model_dump(mode="json") | {"ok": r.ok, "kill_rate": r.kill_rate} for r in results])
     else:
@@ -471,8 +557,11 @@ def generate_cmd(
     """Write predictions.jsonl for a model (resumable: finished items are skipped)."""
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
                         max_steps, no_cache, paper)
-    _generate(_select(_load(tasks), select, split, since), opts, _run_dir(run_dir, model), select,
-              ExecutorConfig(kind=executor, ray_address=ray_address))
+    ts = _select(_load(tasks), select, split, since)
+    upstream = [i.instance_id for i in ts.select(select) if ts.task(i.task_id).upstream is not None]
+    if upstream and solver == "agent":  # the agent runs the code: in the task's environment
+        attach_task_envs(ts, upstream, "task")
+    _generate(ts, opts, _run_dir(run_dir, model), select, ExecutorConfig(kind=executor, ray_address=ray_address))
 
 
 @app.command("evaluate")

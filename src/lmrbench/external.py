@@ -38,7 +38,7 @@ def export_workspaces(tasks: TaskSet, out: Path, patterns: list[str] | None = No
         (ws / "INSTRUCTIONS.md").write_text(instructions_text(task, impl) + "\nDo not edit paper.md, "
                                             "INSTRUCTIONS.md or .lmrbench.json.\n", encoding="utf-8")
         meta = {"instance_id": impl.instance_id, "goal_file": impl.goal_file, "targets": impl.targets,
-                "paper_source": text.source}
+                "paper_source": text.source} | ({"files": impl.target_map()} if impl.files else {})
         (ws / META).write_text(json.dumps(meta, indent=2), encoding="utf-8")
         made.append(ws)
     return made

@@ -9,6 +9,7 @@ from pathlib import Path
 from lmrbench.authoring.lint_context import context_misses_imports
 from lmrbench.authoring.lint_original import original_checks
 from lmrbench.authoring.lint_probes import lint_probe_files
+from lmrbench.authoring.lint_upstream import upstream_checks
 from lmrbench.tasks.loader import TaskSet
 from lmrbench.tasks.problems import Problem
 from lmrbench.tasks.schema import Implementation, Layout, Task
@@ -112,6 +113,8 @@ def _our_checks(task: Task, impl: Implementation) -> list[Problem]:
 
 
 def _task_checks(task: Task) -> list[Problem]:
+    if task.upstream is not None:  # a release: its own files, its own requirements (lint_upstream.py)
+        return upstream_checks(task)
     out = _lfs_pointers(task) + _golden_in_workspace(task)
     if task.layout is Layout.ORIGINAL:
         out += original_checks(task)
@@ -133,7 +136,10 @@ def lint(tasks: TaskSet) -> list[Problem]:
     for task in tasks.tasks:
         out += _task_checks(task)
         for impl in task.implementations:
-            if task.layout is Layout.LMRBENCH:  # the original layout's copies are found in lint_original
+            if task.upstream is not None and task.repo_dir.is_dir():  # a release imports much: context is advice
+                out += [p.model_copy(update={"severity": "warning"}) for p in context_misses_imports(task, impl)]
+                out += lint_probe_files(task, impl)
+            elif task.layout is Layout.LMRBENCH and task.upstream is None:  # the original's: lint_original
                 out += _body_elsewhere(task, impl) + _our_checks(task, impl) + context_misses_imports(task, impl)
                 if Path(impl.unit_test_file).name.startswith("probe_"):
                     out += lint_probe_files(task, impl)

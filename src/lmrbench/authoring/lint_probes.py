@@ -109,7 +109,8 @@ def _accidental_raises(task: Task, impl: Implementation, data: ProbeData) -> lis
     if not raised:
         return []
     assert task.tests_dir is not None and impl.golden_file is not None
-    sources = [impl.golden_file, *task.repo_dir.rglob("*.py"), *_sandbox_py_files(task)]
+    goldens = [g for g in (impl.golden_path(rel) for rel in impl.target_map()) if g is not None]
+    sources = [*goldens, *task.repo_dir.rglob("*.py"), *_sandbox_py_files(task)]
     deliberate = set().union(*(_raised_names(p) for p in sources))
     return [Problem(task.task_id, impl.index, "accidental-raise",
                     f"case '{c.name}' of the reference raised {c.raised[0]}, which neither the reference, the "

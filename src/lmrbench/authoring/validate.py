@@ -17,9 +17,10 @@ from lmrbench.evaluate.runner import EvalConfig, evaluate_one
 from lmrbench.evaluate.warm import evaluate_warm_many
 from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.sandbox import LocalSandbox
-from lmrbench.solvers.builtin import code_prediction, reference_prediction, stub_prediction
+from lmrbench.solvers.builtin import code_prediction, edited_prediction, reference_prediction, stub_prediction
 from lmrbench.tasks.schema import Implementation, Layout, Task
 from lmrbench.tasks.source import SourceError, extract
+from lmrbench.tasks.upstream import apply_edits, load_variant
 
 
 class ValidateConfig(BaseModel):
@@ -96,19 +97,50 @@ class _Job:
 
 
 def _mutant_predictions(task: Task, impl: Implementation, limit: int | None) -> list[tuple[Prediction, str, str]]:
-    assert impl.golden_file is not None
-    golden = impl.golden_file.read_text(encoding="utf-8")
+    goldens = {}
+    for rel, names in impl.target_map().items():
+        path = impl.golden_path(rel)
+        assert path is not None
+        text = path.read_text(encoding="utf-8")
+        goldens[rel] = {t: extract(text, t) for t in names}
+    several = len(goldens) > 1
     out = []
-    for target in impl.targets:
-        definition = extract(golden, target)
-        for m in mutants(definition, prefix=f"{target}:"):
-            others = {t: extract(golden, t) for t in impl.targets if t != target}
-            pred = Prediction(instance_id=impl.instance_id, model=f"mutant:{m.mutant_id}",
-                              functions={impl.goal_file: {target: m.source, **others}})
-            out.append((pred, m.mutant_id, m.description))
+    for rel, defs in goldens.items():
+        for target, definition in defs.items():
+            prefix = f"{rel}::{target}:" if several else f"{target}:"
+            for m in mutants(definition, prefix=prefix):
+                functions = {f: dict(d) for f, d in goldens.items()}
+                functions[rel][target] = m.source
+                pred = Prediction(instance_id=impl.instance_id, model=f"mutant:{m.mutant_id}", functions=functions)
+                out.append((pred, m.mutant_id, m.description))
     if limit is not None and len(out) > limit:
         out = sorted(random.Random(impl.instance_id).sample(out, limit), key=lambda x: x[1])
     return out
+
+
+def _wrong_jobs(task: Task, impl: Implementation) -> list[_Job]:
+    """The hand-written wrong variants: code snippets (`*.py`), or declared edits of the release (`*.json`,
+    upstream split), applied to the golden after the fetch."""
+    jobs = []
+    if task.upstream is not None:
+        assert impl.golden_dir is not None
+        for path in sorted(task.wrong_dir(impl.index).glob("*.json")):
+            try:
+                edited = apply_edits(load_variant(path), impl.golden_dir, str(path))
+                pred = edited_prediction(impl, f"wrong:{path.stem}", edited)
+            except SourceError as exc:
+                raise SourceError(f"{path}: {exc}") from exc
+            jobs.append(_Job(impl, task, "wrong", pred, path.stem))
+        return jobs
+    assert impl.golden_file is not None
+    golden = impl.golden_file.read_text(encoding="utf-8")
+    for path in sorted(task.wrong_dir(impl.index).glob("*.py")):
+        try:
+            pred = code_prediction(impl, f"wrong:{path.stem}", path.read_text(encoding="utf-8"), fallback=golden)
+        except SourceError as exc:
+            raise SourceError(f"{path}: {exc}") from exc
+        jobs.append(_Job(impl, task, "wrong", pred, path.stem))
+    return jobs
 
 
 def _jobs_first_phase(task: Task, impl: Implementation, cfg: ValidateConfig) -> list[_Job]:
@@ -116,14 +148,7 @@ def _jobs_first_phase(task: Task, impl: Implementation, cfg: ValidateConfig) -> 
             for r in range(cfg.repeat)]
     jobs.append(_Job(impl, task, "stub", stub_prediction(task, impl), "stub"))
     if cfg.wrong:
-        assert impl.golden_file is not None
-        golden = impl.golden_file.read_text(encoding="utf-8")
-        for path in sorted(task.wrong_dir(impl.index).glob("*.py")):
-            try:
-                pred = code_prediction(impl, f"wrong:{path.stem}", path.read_text(encoding="utf-8"), fallback=golden)
-            except SourceError as exc:
-                raise SourceError(f"{path}: {exc}") from exc
-            jobs.append(_Job(impl, task, "wrong", pred, path.stem))
+        jobs += _wrong_jobs(task, impl)
     return jobs
 
 
@@ -134,12 +159,15 @@ def _warm(job: _Job, cfg: ValidateConfig) -> bool:
 def _batches(jobs: list[_Job], cfg: ValidateConfig) -> list[list[_Job]]:
     """Warm batches (our layout; tasks mixed, at most `batch_size` jobs, at least one batch per worker);
     original-layout jobs, or all with warm=False, run alone."""
-    warm = [job for job in jobs if _warm(job, cfg)]
     singles = [[job] for job in jobs if not _warm(job, cfg)]
-    if not warm:
-        return singles
-    count = max(min(cfg.workers, len(warm)), -(-len(warm) // cfg.batch_size))
-    return [warm[i::count] for i in range(count)] + singles
+    groups: dict[str | None, list[_Job]] = {}  # one interpreter per batch: tasks with their own environment apart
+    for job in (j for j in jobs if _warm(j, cfg)):
+        groups.setdefault(job.task.env.key if job.task.env else None, []).append(job)
+    out = []
+    for warm in groups.values():
+        count = max(min(cfg.workers, len(warm)), -(-len(warm) // cfg.batch_size))
+        out += [warm[i::count] for i in range(count)]
+    return out + singles
 
 
 def _run(jobs: list[_Job], cfg: ValidateConfig, ecfg: EvalConfig, tick: Callable[[str], None] | None) -> None:

@@ -221,8 +221,14 @@ def task_env(task: Task, config: EnvConfig, record: EnvRecord) -> TaskEnv:
 
 
 def needs_env(task: Task, mode: EnvMode) -> bool:
-    """Original-layout tasks get their own environment in mode 'task'; ours run in the harness's (shared)."""
-    return mode == "task" and task.layout is Layout.ORIGINAL and not task.defect
+    """Original-layout tasks get their own environment in mode 'task', and so do upstream tasks whose
+    requirements the harness lacks (the release itself is never installed: the workspace copy is imported);
+    the lite and main splits run in the harness's (shared)."""
+    if mode != "task" or task.defect:
+        return False
+    if task.layout is Layout.ORIGINAL:
+        return True
+    return task.upstream is not None and bool(env_spec(task).requirements)
 
 
 def build_envs(tasks: list[Task], config: EnvConfig, rebuild: bool = False,

@@ -17,9 +17,14 @@ MAX_CANDIDATE_BYTES = 1024 * 1024
 PARSE_ERRORS = (SourceError, SyntaxError, ValueError, RecursionError, MemoryError)
 
 
-def from_applied(impl: Implementation, pred: Prediction, goal_text: str) -> str | None:
+def from_applied(impl: Implementation, pred: Prediction, goal_text: str,
+                 texts: dict[str, str] | None = None) -> str | None:
     """The candidate's code given the goal file as applied: the answer's own entries in the functions form (the
-    targets, then what it added), else the target definitions found in the file."""
+    targets, then what it added), else the target definitions found in the file. With targets in several files
+    (the upstream split), `texts` holds each goal file as applied, and every file's part is headed by its path."""
+    files = impl.target_map()
+    if len(files) > 1:
+        return _from_files(impl, pred, files, texts or {impl.goal_file: goal_text})
     if pred.functions is not None and impl.targets:
         defs = pred.functions.get(impl.goal_file, {})
         if all(t in defs for t in impl.targets):
@@ -31,6 +36,18 @@ def from_applied(impl: Implementation, pred: Prediction, goal_text: str) -> str 
         return None
 
 
+def _from_files(impl: Implementation, pred: Prediction, files: dict[str, list[str]],
+                texts: dict[str, str]) -> str | None:
+    parts = []
+    for rel, names in files.items():
+        one = impl.model_copy(update={"goal_file": rel, "targets": names, "files": {}})
+        code = from_applied(one, pred, texts[rel]) if rel in texts else None
+        if code is None:
+            return None
+        parts.append(f"# --- {rel} ---\n{code}")
+    return "\n\n".join(parts)
+
+
 def candidate_code(task: Task, impl: Implementation, pred: Prediction, repo_root: Path | None = None) -> str | None:
     """The candidate's definitions of the targets, or None when there is nothing to judge. A repo_dir
     prediction is read only under `repo_root` (a run's own `workspaces/`, where the agent solver leaves them)."""
@@ -40,7 +57,8 @@ def candidate_code(task: Task, impl: Implementation, pred: Prediction, repo_root
         ws = make_workspace(task, Path(tmp) / "repo")
         try:
             apply_prediction(pred, ws, repo_root)
-            return from_applied(impl, pred, (ws / impl.goal_file).read_text(encoding="utf-8"))
+            texts = {rel: (ws / rel).read_text(encoding="utf-8") for rel in impl.target_map()}
+            return from_applied(impl, pred, texts[impl.goal_file], texts)
         except (InvalidPrediction, OSError, *PARSE_ERRORS):
             return None
 

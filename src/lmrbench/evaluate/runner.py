@@ -346,10 +346,11 @@ def with_notes(reason: str, limits_hit: list[str], tampered: int) -> str:
 def _applied_candidate(p: Prepared) -> str | None:
     """The candidate's code as applied (before anything ran), read without following a link."""
     try:
-        goal = read_beneath(p.ws, p.impl.goal_file, MAX_RESULTS_BYTES).decode("utf-8", errors="replace")
+        texts = {rel: read_beneath(p.ws, rel, MAX_RESULTS_BYTES).decode("utf-8", errors="replace")
+                 for rel in p.impl.target_map()}
     except (OSError, ValueError):
         return None
-    return from_applied(p.impl, p.pred, goal)
+    return from_applied(p.impl, p.pred, texts[p.impl.goal_file], texts)
 
 
 def _keep_candidate(p: Prepared) -> str:

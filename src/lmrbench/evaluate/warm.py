@@ -88,6 +88,10 @@ def evaluate_warm_many(
     for task in {id(t): t for t, _, _ in items}.values():
         if task.layout is not Layout.LMRBENCH:
             raise ValueError(f"{task.task_id}: warm batches need the lmrbench task layout")
+    envs = {t.env.key if t.env else None for t, _, _ in items}
+    if len(envs) > 1:
+        raise ValueError(f"a warm batch runs one interpreter: its tasks' environments differ ({sorted(map(str, envs))})"
+                         )
     config = config or EvalConfig()
     sandbox = sandbox or LocalSandbox(config.sandbox)
     digests: dict[str, str] = {}
@@ -214,8 +218,10 @@ def _serve(prepared: list[Prepared], batch: Path, log_dir: Path, sandbox: Sandbo
     watcher = _FirstFailure(watched)
     watcher.start()
     try:
-        res = sandbox.exec([sys.executable, "-P", str(batch / "_server" / "warm_server.py"),
-                            str(batch / "jobs.json"), str(results_file), ",".join(preload)], batch, total, server_log)
+        env = prepared[0].task.env  # one per batch (evaluate_warm_many); the upstream split's tasks may have one
+        python, readonly = (str(env.python), [env.root]) if env is not None else (sys.executable, [])
+        res = sandbox.exec([python, "-P", str(batch / "_server" / "warm_server.py"), str(batch / "jobs.json"),
+                            str(results_file), ",".join(preload)], batch, total, server_log, readonly=readonly)
     finally:
         watcher.done.set()
         watcher.join()

@@ -41,11 +41,19 @@ def reference_code(impl: Implementation) -> str | None:
     quirk the loader absorbs)."""
     if impl.golden_file is None or not impl.golden_file.is_file():
         return None
-    golden = impl.golden_file.read_text(encoding="utf-8", errors="replace")
+    files = impl.target_map()
+    parts = []
     try:
-        return "\n\n".join(extract(golden, t) for t in impl.targets) if impl.targets else golden
+        for rel, names in files.items():
+            path = impl.golden_path(rel)
+            if path is None or not path.is_file():
+                return None
+            golden = path.read_text(encoding="utf-8", errors="replace")
+            code = "\n\n".join(extract(golden, t) for t in names) if names else golden
+            parts.append(f"# --- {rel} ---\n{code}" if len(files) > 1 else code)
     except (SourceError, SyntaxError, ValueError, RecursionError):
         return None
+    return "\n\n".join(parts)
 
 
 def build_judge_prompt(task: Task, impl: Implementation, candidate: str, reference: str) -> list[Message]:

@@ -79,4 +79,19 @@ def view_args(config: SandboxConfig, workspace: Path, readonly: list[Path], writ
     extras = [("--ro-bind", p) for p in readonly] + [("--bind", p) for p in writable]
     for kind, extra in sorted(extras, key=lambda e: len(e[1].parts)):
         b.bind(kind, extra)
+    _hide_upstream_cache(b, workspace)
     return [*b.args, "--remount-ro", "/", "--chdir", str(workspace)]
+
+
+def upstream_cache() -> Path:
+    """The upstream split's cache (its golden trees are the references): `$LMRBENCH_CACHE/upstream`, the same
+    default as tasks/upstream.py."""
+    return Path(os.environ.get("LMRBENCH_CACHE", Path.home() / ".cache" / "lmrbench")) / "upstream"
+
+
+def _hide_upstream_cache(b: _Builder, workspace: Path) -> None:
+    """Nothing outside the allow-list shows, so the cache is invisible unless a mounted folder holds it (a cache
+    put inside the Python installation, say): then an empty read-only tmpfs covers it."""
+    hidden = upstream_cache().resolve()
+    if hidden.is_dir() and b._covered(hidden) and not workspace.resolve().is_relative_to(hidden):
+        b.args += ["--perms", "0755", "--size", "4096", "--tmpfs", str(hidden), "--remount-ro", str(hidden)]

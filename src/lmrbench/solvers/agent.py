@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from lmrbench.papers import PaperText
 from lmrbench.records import Outcome, Prediction, PredictionMeta
 from lmrbench.rundir import RunDir
 from lmrbench.sandbox import LocalSandbox, Sandbox
-from lmrbench.tasks.schema import Implementation, Task
+from lmrbench.tasks.schema import Implementation, Task, TaskEnv
 
 AGENT_VERSION = "agent-v1"
 TASK_DIR = ".task"  # paper text and instructions inside the workspace; never part of the prediction
@@ -79,9 +80,13 @@ class Trajectory(BaseModel):
 
 
 def instructions_text(task: Task, impl: Implementation) -> str:
-    targets = ", ".join(f"`{t}`" for t in impl.targets) or "the masked code"
+    files = impl.target_map()
+    if len(files) > 1:  # the upstream split: targets in several files
+        where = "; ".join(", ".join(f"`{t}`" for t in names) + f" in `{rel}`" for rel, names in files.items())
+    else:
+        where = (", ".join(f"`{t}`" for t in impl.targets) or "the masked code") + f" in `{impl.goal_file}`"
     return (f"# Task {impl.instance_id}: {task.paper_name}\n\nPaper: {task.paper_url}\n\n{impl.instruction}\n\n"
-            f"Implement {targets} in `{impl.goal_file}`. The method description is in `paper.md` beside this file.\n"
+            f"Implement {where}. The method description is in `paper.md` beside this file.\n"
             f"Useful files: {', '.join(impl.retrieval_context) or '(none listed)'}.\n")
 
 
@@ -91,10 +96,20 @@ class Agent:
     def __init__(self, model: Model, limits: AgentLimits, sandbox: Sandbox | None = None) -> None:
         self.model, self.limits = model, limits
         self.sandbox = sandbox or LocalSandbox()  # sees only the workspace: no tasks, run directory or project
+        self.task_env: TaskEnv | None = None  # the task's own environment (upstream split), set by `run`
+
+    def _env_view(self) -> tuple[dict[str, str] | None, list[Path] | None]:
+        """The task environment's interpreter first on PATH, its folder visible (read-only); else the defaults."""
+        if self.task_env is None:
+            return None, None
+        path = f"{self.task_env.python.parent}:{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
+        return {"PATH": path, "VIRTUAL_ENV": str(self.task_env.root)}, [self.task_env.root]
 
     def _execute(self, command: str, ws: Path, log_dir: Path, n: int) -> str:
         log = log_dir / f"cmd{n:03d}.log"
-        res = self.sandbox.exec(["bash", "-lc", command], ws, self.limits.command_timeout_s, log)
+        env, readonly = self._env_view()
+        res = self.sandbox.exec(["bash", "-lc", command], ws, self.limits.command_timeout_s, log, env=env,
+                                readonly=readonly)
         text = log.read_text(encoding="utf-8", errors="replace")
         if len(text) > self.limits.output_chars:
             half = self.limits.output_chars // 2
@@ -145,6 +160,7 @@ class Agent:
             sample: int = 0) -> Trajectory:
         """Run one episode in `ws` (prepared by `prepare_workspace`); the trajectory is saved after every step."""
         traj = Trajectory(instance_id=impl.instance_id, model=self.model.name, sample=sample)
+        self.task_env = task.env if task.upstream is not None else None  # (the original layout: unchanged)
         traj.messages = [Message(role="system", content=SYSTEM),
                          Message(role="user", content=instructions_text(task, impl))]
         tools = [BASH, SUBMIT] if self.limits.native_tools else None

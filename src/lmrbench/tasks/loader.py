@@ -14,6 +14,7 @@ from lmrbench.tasks.original import load_original_task
 from lmrbench.tasks.problems import Problem
 from lmrbench.tasks.schema import FORMAT_TAG, Implementation, Layout, Task, TaskFormatError, TaskInfo
 from lmrbench.tasks.schema import format_validation_error as _fmt
+from lmrbench.tasks.upstream import golden_root, masked_root
 
 BUILTIN_TASKS = Path(__file__).resolve().parents[1] / "builtin_tasks"
 
@@ -23,6 +24,27 @@ def builtin_tasks_dir() -> Path:
     if BUILTIN_TASKS.is_dir():
         return BUILTIN_TASKS
     return Path(__file__).resolve().parents[3] / "tasks"
+
+
+SPLIT_CHOICES = ("main", "lite", "upstream", "all", "every")
+
+
+def in_split(task: Task, split: str) -> bool:
+    """'all': lite and main (the built-in suite that `make demo` runs; no download); 'every': every split,
+    upstream included; else that split. Tasks without a split (the original layout) are in every selection."""
+    if task.split is None or split == "every":
+        return True
+    if split == "all":
+        return task.split != "upstream"
+    return task.split == split
+
+
+def task_date(task: Task) -> dt.date | None:
+    """The date `--since` compares: an upstream task's first release of its targets, else the paper's date
+    (the code's first public appearance is what a model's training data could hold)."""
+    if task.upstream is not None:
+        return task.upstream.first_released.date
+    return task.publication_date
 
 
 @dataclass
@@ -52,9 +74,9 @@ class TaskSet:
 
     def restrict(self, patterns: list[str] | None = None, split: str = "all",
                  since: dt.date | None = None) -> TaskSet:
-        """Only the implementations matching `patterns` (fnmatch on instance or task id), in `split` ('all', or a
-        split name: tasks without a split, i.e. the original layout, are always in), published on or after
-        `since` (tasks without a date are left out then). Raises ValueError naming what selected nothing."""
+        """Only the implementations matching `patterns` (fnmatch on instance or task id), in `split` (see
+        `in_split`), published on or after `since` (`task_date`; tasks without a date are left out then).
+        Raises ValueError naming what selected nothing."""
         keep = {i.instance_id for i in self.select(patterns)}
         if patterns and not keep:
             unloaded = [f"{p.task} could not be loaded ({p.kind}: {p.detail[:300]})" for p in self.problems
@@ -64,9 +86,10 @@ class TaskSet:
             raise ValueError(f"no implementation matches {patterns}; {why}")
         tasks = []
         for task in self.tasks:
-            if split != "all" and task.split is not None and task.split != split:
+            if not in_split(task, split):
                 continue
-            if since is not None and (task.publication_date is None or task.publication_date < since):
+            day = task_date(task)
+            if since is not None and (day is None or day < since):
                 continue
             impls = [i for i in task.implementations if i.instance_id in keep]
             if impls:
@@ -97,6 +120,43 @@ def _read_json(path: Path) -> dict:
     return data
 
 
+def _task_files(root: Path, info: TaskInfo) -> tuple[Path, Path]:
+    """The description file and the tests folder, which must exist."""
+    info_path = root / "info.json"
+    desc = root / info.paper_file
+    if not desc.is_file():
+        raise TaskFormatError(info_path, "paper_file", f"an existing file, '{desc}' is missing")
+    tests = root / info.tests_dir
+    if not tests.is_dir():
+        raise TaskFormatError(info_path, "tests_dir", f"an existing folder, '{tests}' is missing")
+    return desc, tests
+
+
+def load_upstream_task(root: Path, info: TaskInfo) -> Task:
+    """An upstream recipe as a Task whose repository is the masked release in the cache (not fetched here: see
+    tasks/upstream.py `ensure_task`; until then repo_dir may not exist)."""
+    assert info.upstream is not None
+    info_path = root / "info.json"
+    desc, tests = _task_files(root, info)
+    golden = golden_root(info.upstream)
+    impls = []
+    for n, spec in enumerate(info.implementations):
+        if not (root / spec.unit_test_file).is_file():
+            raise TaskFormatError(info_path, f"implementations.{n}.unit_test_file",
+                                  f"an existing file, '{root / spec.unit_test_file}' is missing")
+        files = spec.target_map()
+        impls.append(Implementation(
+            task_id=info.task_id, index=spec.index, instruction=spec.instruction, category=spec.category,
+            raw_category=spec.category.value, goal_file=spec.goal_file, targets=files[spec.goal_file],
+            golden_file=golden / spec.goal_file, retrieval_context=spec.retrieval_context,
+            unit_test_file=spec.unit_test_file, files=files, golden_dir=golden))
+    return Task(task_id=info.task_id, layout=Layout.LMRBENCH, root=root,
+                repo_dir=masked_root(info.upstream, info.task_id), paper_name=info.paper_name,
+                paper_url=info.paper_url, year=info.year, publication_date=info.publication_date,
+                description_file=desc, tests_dir=tests, timeout_s=info.timeout_s, requirements=info.requirements,
+                split=info.split, upstream=info.upstream, implementations=sorted(impls, key=lambda i: i.index))
+
+
 def load_our_task(root: Path, data: dict) -> Task:
     """Validate our info.json and check the files it names exist."""
     info_path = root / "info.json"
@@ -106,6 +166,8 @@ def load_our_task(root: Path, data: dict) -> Task:
         raise _fmt(info_path, exc) from exc
     if info.task_id != root.name:
         raise TaskFormatError(info_path, "task_id", f"equal to the folder name '{root.name}', got '{info.task_id}'")
+    if info.split == "upstream":
+        return load_upstream_task(root, info)
     repo = root / info.repo_folder_name
     if not repo.is_dir():
         raise TaskFormatError(info_path, "repo_folder_name", f"an existing folder, '{repo}' is missing")
@@ -136,12 +198,7 @@ def load_our_task(root: Path, data: dict) -> Task:
                 unit_test_file=spec.unit_test_file,
             )
         )
-    desc = root / info.paper_file
-    if not desc.is_file():
-        raise TaskFormatError(info_path, "paper_file", f"an existing file, '{desc}' is missing")
-    tests = root / info.tests_dir
-    if not tests.is_dir():
-        raise TaskFormatError(info_path, "tests_dir", f"an existing folder, '{tests}' is missing")
+    desc, tests = _task_files(root, info)
     return Task(
         task_id=info.task_id,
         layout=Layout.LMRBENCH,

@@ -7,7 +7,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from lmrbench.tasks.categories import Category
 
@@ -34,9 +34,11 @@ class ImplementationInfo(BaseModel):
     class_name: str = Field(default="", description="Class holding goal_function, if it is a method.")
     targets: list[str] = Field(
         default_factory=list,
-        description="Qualified names of every masked definition (ext). Defaults to class_name.goal_function.",
+        description="Qualified names of every masked definition (ext). Defaults to class_name.goal_function. "
+        "Upstream split: '<file>::<qualified name>' entries, over one or several files of the repository.",
     )
-    golden_file: str = Field(description="Reference goal file, relative to the task folder.")
+    golden_file: str = Field(default="", description="Reference goal file, relative to the task folder; absent "
+                             "for the upstream split (the golden is the unmasked release in the cache).")
     retrieval_context: list[str] = Field(
         default_factory=list, description="Other repository files worth showing a solver, relative to the repo."
     )
@@ -48,8 +50,50 @@ class ImplementationInfo(BaseModel):
             return list(self.targets)
         return [f"{self.class_name}.{self.goal_function}" if self.class_name else self.goal_function]
 
+    def target_map(self) -> dict[str, list[str]]:
+        """Goal files and their qualified targets: `file::name` entries grouped by file, in order; plain names
+        belong to goal_file. The goal file comes first."""
+        out: dict[str, list[str]] = {self.goal_file: []}
+        for t in self.qualified_targets():
+            file, sep, name = t.rpartition("::")
+            out.setdefault(file if sep else self.goal_file, []).append(name)
+        return {f: names for f, names in out.items() if names or f == self.goal_file}
 
-Split = Literal["lite", "main"]
+
+Split = Literal["lite", "main", "upstream"]
+Tier = Literal["feature", "system"]
+
+
+class FirstRelease(BaseModel):
+    """The first release of the package that shipped the targets (found by comparing releases)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: str = Field(min_length=1, description="The first version whose files hold the targets.")
+    date: dt.date = Field(description="That version's upload date on the package index; `--since` uses it.")
+
+
+class UpstreamInfo(BaseModel):
+    """Upstream split: the pinned release a task masks (a recipe; no upstream code is committed)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    package: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", description="Distribution name on PyPI.")
+    version: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9.+!_-]*$", description="The pinned version.")
+    filename: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._+!-]*\.(whl|tar\.gz|zip)$",
+                          description="The exact file (wheel or sdist) as the index lists it.")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="sha256 of that file, as the index lists it.")
+    import_root: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="The package folder placed at the "
+                             "workspace root (`import <import_root>` imports the workspace copy).")
+    tier: Tier = Field(description="'feature': the method's own code, >= 150 masked code lines; 'system': the "
+                       "method with its integration, >= 500.")
+    first_released: FirstRelease = Field(description="When the targets were first released.")
+    remove: list[str] = Field(default_factory=list, description="Files deleted from the workspace (relative to its "
+                              "root): siblings that compute a target's result by another route, reference copies.")
+
+    @property
+    def is_wheel(self) -> bool:
+        return self.filename.endswith(".whl")
 
 
 class TaskInfo(BaseModel):
@@ -65,15 +109,40 @@ class TaskInfo(BaseModel):
     year: int = Field(ge=1990, le=2100, description="Publication year.")
     publication_date: dt.date = Field(description="ISO date of the paper's first public version (ext).")
     repo_url: str = Field(default="", description="Authors' repository, informational only; never used.")
-    repo_folder_name: str = Field(min_length=1, description="The masked repository folder inside the task.")
+    repo_folder_name: str = Field(default="", description="The masked repository folder inside the task (absent "
+                                  "for the upstream split: the masked release in the cache).")
     paper_file: str = Field(default="paper.md", description="Method description, relative to the task (ext).")
     tests_dir: str = Field(default="tests", description="Hidden tests folder, relative to the task (ext).")
     timeout_s: int = Field(default=120, ge=1, le=3600, description="Wall-clock limit of one evaluation (ext).")
     requirements: list[str] = Field(default_factory=list, description="Python packages the task imports (ext).")
     split: Split = Field(
-        default="lite", description="'lite': the guided sanity split; 'main': written at the original's difficulty."
+        default="lite", description="'lite': the guided sanity split; 'main': written at the original's difficulty; "
+        "'upstream': a method masked inside the pinned release of the library that shipped it (docs/upstream.md)."
     )
+    upstream: UpstreamInfo | None = Field(default=None, description="The pinned release (upstream split only).")
     implementations: list[ImplementationInfo] = Field(min_length=1, description="The masked implementations.")
+
+    @model_validator(mode="after")
+    def _split_fields(self) -> TaskInfo:
+        if self.split == "upstream":
+            if self.upstream is None:
+                raise ValueError("an upstream task needs an 'upstream' block")
+            if self.repo_folder_name:
+                raise ValueError("an upstream task has no repo_folder_name (its repository is the masked release)")
+            for impl in self.implementations:
+                if impl.golden_file:
+                    raise ValueError(f"implementation {impl.index}: an upstream task has no golden_file")
+                if not impl.targets or any("::" not in t for t in impl.targets):
+                    raise ValueError(f"implementation {impl.index}: upstream targets are '<file>::<name>' entries")
+            return self
+        if self.upstream is not None:
+            raise ValueError(f"only the upstream split has an 'upstream' block (split is '{self.split}')")
+        if not self.repo_folder_name:
+            raise ValueError("repo_folder_name: the masked repository folder inside the task is required")
+        missing = [i.index for i in self.implementations if not i.golden_file]
+        if missing:
+            raise ValueError(f"implementations {missing}: golden_file is required")
+        return self
 
     @field_validator("implementations")
     @classmethod
@@ -97,10 +166,23 @@ class Implementation(BaseModel):
     golden_file: Path | None
     retrieval_context: list[str] = Field(default_factory=list)
     unit_test_file: str = Field(description="Ours: relative to the task folder. Original: relative to the repo.")
+    files: dict[str, list[str]] = Field(default_factory=dict, description="Upstream split: every goal file "
+                                        "(relative to the repository) and its targets; empty = goal_file only.")
+    golden_dir: Path | None = Field(default=None, description="Upstream split: the unmasked repository.")
 
     @property
     def instance_id(self) -> str:
         return f"{self.task_id}/{self.index}"
+
+    def target_map(self) -> dict[str, list[str]]:
+        """Every goal file and its targets (the goal file first)."""
+        return dict(self.files) if self.files else {self.goal_file: list(self.targets)}
+
+    def golden_path(self, rel: str) -> Path | None:
+        """The golden (reference) version of a goal file, or None."""
+        if self.golden_dir is not None:
+            return self.golden_dir / rel
+        return self.golden_file if rel == self.goal_file else None
 
 
 class TaskEnv(BaseModel):
@@ -132,6 +214,7 @@ class Task(BaseModel):
     timeout_s: int = 120
     requirements: list[str] = Field(default_factory=list)
     split: Split | None = Field(default=None, description="Our layout's split; None for the original layout.")
+    upstream: UpstreamInfo | None = Field(default=None, description="Upstream split: the pinned release.")
     implementations: list[Implementation]
     defect: str = Field(default="", description="Why no implementation of this task can be evaluated (original "
                         "layout: its repository is missing or an empty file); empty when it can.")
