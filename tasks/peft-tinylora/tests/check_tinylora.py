@@ -208,7 +208,7 @@ def several(out, ref):
 
 @check("dropout_train_eval")
 def dropout(out, ref):
-    expect(out["eval_repeatable"] is True, "eval mode is deterministic")
+    equal(out["eval_repeat_diff"], 0.0, what="eval mode is deterministic")
     close(out["eval_minus_nodrop"], 0.0, rtol=0, atol=1e-12, what="dropout is off in eval mode")
     expect(out["train_differs"] is True, "dropout acts in train mode")
 
@@ -233,3 +233,12 @@ def registration(out, ref):
     # prefix"; every model class in the package spells its prefix with a trailing underscore. Both readings pass.
     for key in ("vblora_prefix", "re_vblora.0"):
         expect(out[key] in ("vblora", "vblora_"), f"{key}: default prefix from the name, got {out[key]!r}")
+
+
+@check("projection_seed")
+def projection_seed(out, ref):
+    # another projection seed gives other random projections on every layer
+    n = _entries(out, "other_seed_P_diffs")
+    equal(n, _entries(ref, "other_seed_P_diffs"), what="layers")
+    for k in range(n):
+        expect(out[f"other_seed_P_diffs.{k}"] > 0.0, f"layer {k}: P did not change with the seed")
