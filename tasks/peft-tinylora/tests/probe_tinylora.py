@@ -13,11 +13,10 @@ from pathlib import Path
 
 import torch
 from lmrbench_probe import case
-from torch import nn
-from transformers.pytorch_utils import Conv1D
-
 from peft import PeftModel, TinyLoraConfig, get_peft_model
 from peft.tuners.tuners_utils import BaseTunerLayer
+from torch import nn
+from transformers.pytorch_utils import Conv1D
 
 warnings.filterwarnings("ignore")
 
@@ -141,7 +140,8 @@ def _layer_entry(name, layer, adapter, seed):
     x = _layer_input(layer, seed)
     with torch.no_grad():
         delta = layer(x) - layer.get_base_layer()(x)
-    entry = {"name": name, "x": x, "delta": delta.double(), "W": layer.get_base_layer().weight.detach().double().clone(),
+    weight = layer.get_base_layer().weight.detach().double().clone()
+    entry = {"name": name, "x": x, "delta": delta.double(), "W": weight,
              "kind": type(layer.get_base_layer()).__name__}
     entry.update(_factors(layer, adapter))
     return entry
@@ -225,7 +225,7 @@ def gradient_reaches_v():
     vs = _set_vs(pm)
     x = _x((5, 6), 7)
     pm(x).sum().backward()
-    (name, layer), = _tl_layers(pm)
+    (_, layer), = _tl_layers(pm)
     grads = [p.grad.detach().clone() for p in _trainable(pm)]
     base_grad = layer.get_base_layer().weight.grad
     return {"x": x, "grads": grads, "vs": vs, "base_grad_is_none": base_grad is None, **_factors(layer)}
@@ -285,7 +285,8 @@ def merge_unmerge(wt):
             "merged_flag": merged_ok, "merged_diff": (y_merged - y0).abs().max(), "weight_moved_by_delta": moved,
             "restored": restored, "unmerged_diff": (y_unmerged - y0).abs().max(),
             "safe_merge_diff": (y_safe - y0).abs().max(), "plain_diff": (y_plain - y0).abs().max(),
-            "disabled_minus_base": (y_off - y_base).abs().max(), "adapter_changes_output": bool((y0 - y_base).abs().max() > 1e-6),
+            "disabled_minus_base": (y_off - y_base).abs().max(),
+            "adapter_changes_output": bool((y0 - y_base).abs().max() > 1e-6),
             "plain_has_tuner_layers": any(isinstance(m, BaseTunerLayer) for m in plain.modules())}
 
 
@@ -335,7 +336,7 @@ def _merge_nothing(layer, merge_fn):
 
 def _nan_merge(pm, layer, merge_fn):
     with torch.no_grad():
-        for n, p in layer.named_parameters():
+        for p in layer.parameters():
             if p.requires_grad:
                 p.fill_(float("nan"))
     before = layer.get_base_layer().weight.detach().clone()
@@ -562,7 +563,8 @@ def layer_selection():
     names = [n for n, _ in _tl_layers(pm)]
     pm2 = _peft(Stack(), u=2, target_modules=r".*layers\.(1|3)\.(lin|gate)", weight_tying=1.0)
     return {"wrapped": names, "n_trainable": sum(p.numel() for p in _trainable(pm)),
-            "wrapped_excl": [n for n, _ in _tl_layers(pm2)], "n_trainable_excl": sum(p.numel() for p in _trainable(pm2))}
+            "wrapped_excl": [n for n, _ in _tl_layers(pm2)],
+            "n_trainable_excl": sum(p.numel() for p in _trainable(pm2))}
 
 
 # ---------------------------------------------------------------- config checks and unsupported layers
@@ -595,6 +597,7 @@ def config_validation():
 
 @case(compare="exact", outputs={"vblora_prefix": {"compare": "none"}, "re_vblora.0": {"compare": "none"}})
 def registration():
+    from peft import LoKrConfig, LoKrModel, TinyLoraModel, VBLoRAConfig, VBLoRAModel
     from peft.mapping import (
         PEFT_TYPE_TO_CONFIG_MAPPING,
         PEFT_TYPE_TO_MIXED_MODEL_MAPPING,
@@ -602,8 +605,6 @@ def registration():
         PEFT_TYPE_TO_TUNER_MAPPING,
     )
     from peft.utils import PeftType, register_peft_method
-
-    from peft import LoKrConfig, LoKrModel, TinyLoraModel, VBLoRAConfig, VBLoRAModel
 
     t = PeftType.TINYLORA
     out = {"config": PEFT_TYPE_TO_CONFIG_MAPPING[t].__name__, "tuner": PEFT_TYPE_TO_TUNER_MAPPING[t].__name__,
