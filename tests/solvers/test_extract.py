@@ -38,6 +38,15 @@ def test_several_blocks_prefers_the_one_with_the_definition():
     assert "x * y" in _one(ans)
 
 
+def test_a_docstring_example_fence_inside_the_code_does_not_close_the_block():
+    # a model that keeps the file's docstrings keeps their ``` examples too (seen in a blind solve)
+    ans = ('Here:\n```python\nclass Loss:\n    @staticmethod\n    def compute(a, b):\n        """Example:\n\n'
+           '        ```\n        Loss.compute(1, 2)\n        ```\n        """\n        return a - b\n\n\n'
+           'def score(x, y):\n    return x + y\n```\nDone.')
+    assert _one(ans) == "def score(x, y):\n    return x + y\n"
+    assert "return a - b" in _one(ans, "Loss.compute")
+
+
 def test_whole_file_answer():
     ans = "```python\n" + GOAL.replace("def score(x, y):\n    raise NotImplementedError",
                                        "def score(x, y):\n    return helper_in_file(x) - y") + "```"

@@ -30,7 +30,9 @@ from lmrbench.tasks.source import (
     used_names,
 )
 
-FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(```|\Z)", re.DOTALL)
+# A fence closes at a line that starts (after at most three spaces, as in CommonMark) with three backticks, so a
+# docstring's own ``` example inside the code (indented with its function) does not cut the block short.
+FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(^[ ]{0,3}```|\Z)", re.DOTALL | re.MULTILINE)
 PYTHON_LANGS = ("python", "py", "python3", "")
 CODE_START = re.compile(r"^(?:@|def |class |async def |import |from [\w.]+ import )", re.MULTILINE)
 
