@@ -1,20 +1,20 @@
 """Probe for dash-shampoo/1: the DASH optimizer of pytorch_optimizer, driven through its public API.
 
 A tiny float64 model built in code (a 6x5 matrix, vectors, a 4x2x3x3 tensor, a 1x7 row, a 3x1x4 tensor, a
-scalar, a matrix whose gradient is all zeros and a parameter the loss never uses) is trained for a few steps with DASH under many options; the
-batched Newton-DB and power-iteration helpers are called on their own too. Runs in the sandbox and emits
-outputs only; the reference's outputs and the trusted checks (check_dash.py) judge them."""
+scalar, a matrix whose gradient is all zeros and a parameter the loss never uses) is trained for a few steps
+with DASH under many options; the batched Newton-DB and power-iteration helpers are called on their own too.
+Runs in the sandbox and emits outputs only; the reference's outputs and the trusted checks (check_dash.py)
+judge them."""
 
 from __future__ import annotations
 
 import io
 
 import torch
-
+from lmrbench_probe import case
 from pytorch_optimizer import DASH
 from pytorch_optimizer.base.exception import NoComplexParameterError, NoSparseGradientError  # noqa: F401
 from pytorch_optimizer.optimizer.utils import batched_power_iteration, compute_power_newton_db
-from lmrbench_probe import case
 
 DT = torch.float64
 TRAJ = {"rtol": 1e-7, "atol": 1e-9}

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import io
 
-import torch
-
 import schedulefree as sf
+import torch
 from lmrbench_probe import case
 
 DT = torch.float64
