@@ -242,3 +242,10 @@ def projection_seed(out, ref):
     equal(n, _entries(ref, "other_seed_P_diffs"), what="layers")
     for k in range(n):
         expect(out[f"other_seed_P_diffs.{k}"] > 0.0, f"layer {k}: P did not change with the seed")
+
+
+@check("bf16_merge[*]")
+def bf16_merge(out, ref):
+    # merged = unmerged function; the merged weights are rounded to bfloat16 (8 mantissa bits), outputs are O(1)
+    close(out["merged"], out["unmerged"], rtol=0, atol=0.05, what="merged bf16 model")
+    equal(out["weight_dtype"], "torch.bfloat16", what="merged weights keep the base dtype")

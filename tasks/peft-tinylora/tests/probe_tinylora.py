@@ -266,6 +266,9 @@ def merge_unmerge(wt):
         pm.merge_adapter()
         merged_ok = all(layer.merged for _, layer in _tl_layers(pm))
         y_merged = pm(IDS)
+        with pm.disable_adapter():
+            y_off_merged = pm(IDS)
+        pm.merge_adapter()
         moved = max(float((layer.get_base_layer().weight - orig[n] - deltas[n]).abs().max())
                     for n, layer in _tl_layers(pm))
         pm.unmerge_adapter()
@@ -286,6 +289,7 @@ def merge_unmerge(wt):
             "restored": restored, "unmerged_diff": (y_unmerged - y0).abs().max(),
             "safe_merge_diff": (y_safe - y0).abs().max(), "plain_diff": (y_plain - y0).abs().max(),
             "disabled_minus_base": (y_off - y_base).abs().max(),
+            "disabled_while_merged_minus_base": (y_off_merged - y_base).abs().max(),
             "adapter_changes_output": bool((y0 - y_base).abs().max() > 1e-6),
             "plain_has_tuner_layers": any(isinstance(m, BaseTunerLayer) for m in plain.modules())}
 
@@ -506,6 +510,21 @@ def adapter_dtype():
         out[f"autocast_{autocast}"] = {"v_dtypes": sorted({str(p.dtype) for p in _trainable(pm)}),
                                        "out_dtype": str(y.dtype)}
     return out
+
+
+@case(params=[True, False], ids=["autocast", "no_autocast"], compare="exact",
+      outputs={"unmerged": {"compare": "none"}, "merged": {"compare": "none"}})
+def bf16_merge(autocast):
+    """A bfloat16 base model: merging gives the unmerged outputs at bf16 precision."""
+    pm = get_peft_model(Net().to(torch.bfloat16), TinyLoraConfig(r=2, u=3, target_modules=["emb", "lin1", "lin2"]),
+                        autocast_adapter_dtype=autocast)
+    pm.eval()
+    _set_vs(pm)
+    with torch.no_grad():
+        y0 = pm(IDS).float()
+        plain = pm.merge_and_unload()
+        y1 = plain(IDS).float()
+    return {"unmerged": y0, "merged": y1, "weight_dtype": str(plain.lin1.weight.dtype)}
 
 
 @case(compare="none")
