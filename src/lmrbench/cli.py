@@ -1000,13 +1000,18 @@ def predictions_from_openhands_cmd(
     """Replay each trajectory's successful edits onto its task's repository: diff (or error) predictions."""
     ts = _load(tasks, quiet=True)
     result = from_openhands(output_jsonl, ts, model)
-    for problem in result.problems:
+    _append_predictions(result.problems, result.predictions, output, "")
+
+
+def _append_predictions(problems: list[str], predictions: list[Prediction], output: Path, whose: str) -> None:
+    """Report what was skipped, append the predictions and say how many (and how many are errors)."""
+    for problem in problems:
         err.print(f"[yellow]skipped:[/yellow] {problem}", highlight=False)
     writer = JsonlWriter(output)
-    for pred in result.predictions:
+    for pred in predictions:
         writer.write(pred)
-    errors = sum(p.error is not None for p in result.predictions)
-    out.print(f"{len(result.predictions)} prediction(s) ({errors} error) appended to {output}", highlight=False)
+    errors = sum(p.error is not None for p in predictions)
+    out.print(f"{len(predictions)} prediction(s){whose} ({errors} error) appended to {output}", highlight=False)
 
 
 @predictions_app.command("from-inspect")
@@ -1027,14 +1032,7 @@ def predictions_from_inspect_cmd(
     except (OSError, ValueError) as exc:
         err.print(f"[red]error:[/red] {log}: not a readable Inspect log: {exc}", highlight=False)
         raise typer.Exit(2) from exc
-    for problem in result.problems:
-        err.print(f"[yellow]skipped:[/yellow] {problem}", highlight=False)
-    writer = JsonlWriter(output)
-    for pred in result.predictions:
-        writer.write(pred)
-    errors = sum(p.error is not None for p in result.predictions)
-    out.print(f"{len(result.predictions)} prediction(s) of {result.model} ({errors} error) appended to {output}",
-              highlight=False)
+    _append_predictions(result.problems, result.predictions, output, f" of {result.model}")
 
 
 # --- per-task environments (original LMR-Bench layout) ---
