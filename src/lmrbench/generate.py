@@ -157,21 +157,9 @@ def safe_solve(solver: Solver, task: Task, impl: Implementation, sample: int) ->
 
 
 def harness_error(instance_id: str, model: str, sample: int, why: str) -> Prediction:
-    """The prediction recorded when the harness failed to make or write one."""
-    text = why.encode("utf-8", errors="backslashreplace").decode("utf-8")[:2000]
-    return Prediction(instance_id=instance_id, model=model, sample=sample, error=f"harness error: {text}",
+    """The prediction recorded when the harness failed to make one."""
+    return Prediction(instance_id=instance_id, model=model, sample=sample, error=f"harness error: {why[:2000]}",
                       meta=PredictionMeta(outcome=Outcome.HARNESS_ERROR))
-
-
-def _write(writer: JsonlWriter, pred: Prediction) -> Prediction:
-    """Append one prediction; one that cannot be written is replaced by its harness error, which can."""
-    try:
-        writer.write(pred)
-        return pred
-    except (ValueError, TypeError) as exc:  # e.g. text that is not valid Unicode
-        err = harness_error(pred.instance_id, pred.model, pred.sample, f"prediction not writable: {exc}")
-        writer.write(err)
-        return err
 
 
 def generate(
@@ -194,7 +182,8 @@ def generate(
     try:
         futures = [pool.submit(safe_solve, solver, t, i, s) for t, i, s in todo]
         for fut in as_completed(futures):
-            pred = _write(writer, fut.result())
+            pred = fut.result()
+            writer.write(pred)  # record_line makes any text writable
             progress.done += 1
             progress.failures += pred.error is not None
             progress.usage = progress.usage + pred.meta.usage
