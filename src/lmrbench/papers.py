@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 import urllib.request
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from lmrbench.cachedir import cache_root
 from lmrbench.tasks.schema import Task
 
 PaperSource = Literal["paper_text", "description", "withheld"]
@@ -35,7 +35,7 @@ class PaperText(BaseModel):
 
 
 def default_papers_dir() -> Path:
-    return Path(os.environ.get("LMRBENCH_CACHE", Path.home() / ".cache" / "lmrbench")) / "papers"
+    return cache_root() / "papers"
 
 
 def pdf_url(url: str) -> str:

@@ -24,6 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from lmrbench.cachedir import cache_root
 from lmrbench.envs.compat import RESOLVED, Substitution, repair_imports, resolve_compatible
 from lmrbench.envs.spec import EnvSpec, env_spec, requirement_name
 from lmrbench.tasks.loader import TaskSet
@@ -65,8 +66,7 @@ class EnvRecord(BaseModel):
 class EnvConfig(BaseModel):
     """Where and how task environments are built."""
 
-    cache_dir: Path = Field(default_factory=lambda: Path(os.environ.get(
-        "LMRBENCH_CACHE", Path.home() / ".cache" / "lmrbench")), description="Environments go under <cache>/envs.")
+    cache_dir: Path = Field(default_factory=cache_root, description="Environments go under <cache>/envs.")
     workers: int = Field(default=2, ge=1, description="Environments built in parallel.")
     timeout_s: int = Field(default=1800, ge=10, description="Limit of one installer call.")
     resolve_timeout_s: int = Field(default=900, ge=10, description="Limit of the resolution with the harness's "

@@ -8,11 +8,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from lmrbench.cachedir import cache_root
 from lmrbench.models.base import ModelResponse
 
 
 def default_cache_dir() -> Path:
-    return Path(os.environ.get("LMRBENCH_CACHE", Path.home() / ".cache" / "lmrbench")) / "responses"
+    return cache_root() / "responses"
 
 
 def request_key(request: dict[str, Any]) -> str:

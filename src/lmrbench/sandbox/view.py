@@ -14,6 +14,7 @@ import os
 import sys
 from pathlib import Path
 
+from lmrbench.cachedir import cache_root
 from lmrbench.sandbox.base import SandboxConfig
 
 PACKAGE = Path(__file__).resolve().parents[1]  # the lmrbench package this harness runs from
@@ -27,7 +28,7 @@ def hidden_paths() -> list[Path]:
     variants), every other installed copy of it with its metadata (whose RECORD lists each hidden file's size and
     hash), and the harness's cache. Each is covered by an empty read-only
     tmpfs in the view. Nothing run in the sandbox imports lmrbench (the runners are copied in, standalone)."""
-    cache = Path(os.environ.get("LMRBENCH_CACHE", Path.home() / ".cache" / "lmrbench"))
+    cache = cache_root()
     found = {PACKAGE, (PACKAGE / "builtin_tasks").resolve(), cache.resolve()}
     for root in [*python_roots(), Path("/usr")]:
         for pattern in SITE_DIRS:
@@ -125,7 +126,7 @@ def view_args(config: SandboxConfig, workspace: Path, readonly: list[Path], writ
 def upstream_cache() -> Path:
     """The upstream split's cache (its golden trees are the references): `$LMRBENCH_CACHE/upstream`, the same
     default as tasks/upstream.py."""
-    return Path(os.environ.get("LMRBENCH_CACHE", Path.home() / ".cache" / "lmrbench")) / "upstream"
+    return cache_root() / "upstream"
 
 
 def _hide_upstream_cache(b: _Builder, workspace: Path) -> None:

@@ -30,6 +30,7 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, Field
 
+from lmrbench.cachedir import cache_root
 from lmrbench.tasks.schema import Task, UpstreamInfo
 from lmrbench.tasks.source import SourceError, find_node, mask
 
@@ -44,7 +45,7 @@ class UpstreamError(ValueError):
 
 def default_cache_dir() -> Path:
     """`$LMRBENCH_CACHE`, else `~/.cache/lmrbench`."""
-    return Path(os.environ.get("LMRBENCH_CACHE", Path.home() / ".cache" / "lmrbench"))
+    return cache_root()
 
 
 class FetchConfig(BaseModel):
