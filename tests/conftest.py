@@ -120,6 +120,15 @@ def toy_root(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def two_toys(tmp_path: Path) -> Path:
+    root = tmp_path / "suite"
+    root.mkdir()
+    write_task(root, "toy")
+    write_task(root, "toy2")
+    return root
+
+
+@pytest.fixture
 def toy_tasks(toy_root: Path) -> TaskSet:
     return load_tasks(toy_root, strict=True)
 

@@ -14,7 +14,7 @@ import pytest
 
 from lmrbench.models.openai_stub_server import Reply, StubServer
 from lmrbench.models.registry import MissingCredentials, check_credentials
-from tests.conftest import GOLDEN, write_task
+from tests.conftest import GOLDEN
 
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY")
 BANNER = ("Give Feedback", "Get Help", "LiteLLM.Info")
@@ -25,15 +25,6 @@ def cli(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProc
     env = {k: v for k, v in os.environ.items() if k not in KEYS}
     return subprocess.run([sys.executable, "-m", "lmrbench", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, env=env)
-
-
-@pytest.fixture
-def two_toys(tmp_path: Path) -> Path:
-    root = tmp_path / "suite"
-    root.mkdir()
-    write_task(root, "toy")
-    write_task(root, "toy2")
-    return root
 
 
 def test_missing_key_is_named_by_the_library(monkeypatch):

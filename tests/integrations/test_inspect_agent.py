@@ -21,7 +21,7 @@ from lmrbench.integrations.inspect.logs import predictions_from_log
 from lmrbench.integrations.inspect.sandbox import LmrbenchSandbox, LmrbenchSandboxConfig
 from lmrbench.records import Status
 from lmrbench.tasks.loader import load_tasks
-from tests.conftest import GOLDEN, write_task
+from tests.conftest import GOLDEN
 
 LOOK = ("ls -A; test -e {tests} && echo TESTS_VISIBLE || echo TESTS_HIDDEN; "
         "test -e {golden} && echo GOLDEN_VISIBLE || echo GOLDEN_HIDDEN; echo secret=${{OPENAI_API_KEY:-unset}}; "
@@ -51,15 +51,6 @@ def scripted_agent(root: Path):
         return _call("submit", {"answer": "done"})
 
     return respond
-
-
-@pytest.fixture
-def two_toys(tmp_path: Path) -> Path:
-    root = tmp_path / "suite"
-    root.mkdir()
-    write_task(root, "toy")
-    write_task(root, "toy2")
-    return root
 
 
 def test_react_agent_runs_in_our_sandbox_and_its_workspace_is_scored(two_toys, tmp_path, monkeypatch):
