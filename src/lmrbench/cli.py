@@ -363,7 +363,7 @@ def validate_cmd(
         try:
             results = validate(impls, cfg, EvalConfig(sandbox=sandbox),
                                tick=lambda msg: bar.update(job, description=msg))
-        except (UpstreamError, SourceError) as exc:  # a declared wrong variant that does not apply
+        except (UpstreamError, SourceError, TaskFormatError) as exc:  # a declared wrong variant that does not apply
             err.print(f"[red]error:[/red] {exc}", highlight=False)
             raise typer.Exit(2) from exc
     if as_json:
@@ -373,7 +373,9 @@ def validate_cmd(
         for col in ("instance", "tests", "reference", "stub", "wrong caught", "mutants killed", "s/run", "ok"):
             table.add_column(col)
         for r in results:
-            kill = f"{r.mutants_killed}/{r.mutants_total} ({r.kill_rate:.0%})" if r.kill_rate is not None else "-"
+            counted = r.mutants_total - len(r.mutants_equivalent)
+            kill = f"{r.mutants_killed}/{counted} ({r.kill_rate:.0%})" if r.kill_rate is not None else "-"
+            kill += f" +{len(r.mutants_equivalent)} equivalent" if r.mutants_equivalent else ""
             table.add_row(r.instance_id, str(r.tests), f"{r.reference_passed}/{r.reference_runs}",
                           r.stub_status.value, f"{r.wrong_caught}/{r.wrong_total}", kill, f"{r.seconds:.1f}",
                           "[green]yes[/green]" if r.ok else "[red]NO[/red]")
@@ -387,6 +389,9 @@ def validate_cmd(
                 out.print(f"{r.instance_id} wrong variant {w} failed: {why}", highlight=False)
             for s in r.mutant_survivors:
                 out.print(f"{r.instance_id} surviving mutant {s.mutant_id}: {s.description}", highlight=False)
+            for m in r.equivalent_killed:
+                out.print(f"[red]{r.instance_id} mutant declared equivalent was killed:[/red] {m} (remove it from "
+                          "equivalent_mutants.txt)", highlight=False)
     low = [r for r in results if r.kill_rate is not None and r.kill_rate < min_kill]
     if not all(r.ok for r in results) or low:
         raise typer.Exit(1)

@@ -1,5 +1,8 @@
-from lmrbench.authoring.validate import ValidateConfig, validate
+import pytest
+
+from lmrbench.authoring.validate import ImplementationValidation, ValidateConfig, _mutant_predictions, validate
 from lmrbench.records import Status
+from lmrbench.tasks.schema import TaskFormatError
 from tests.conftest import WRONG
 
 
@@ -24,3 +27,20 @@ def test_a_wrong_variant_that_passes_is_reported(toy_tasks):
     [res] = validate([(task, task.implementation(1))], ValidateConfig(repeat=1, workers=2))
     assert res.wrong_survivors == ["actually_right"] and not res.ok
     assert "actually_right" not in res.wrong_reasons
+
+
+def test_declared_equivalent_mutants_leave_the_denominator_and_a_killed_one_fails(toy_tasks):
+    # the rate: killed over the mutants run, less the survivors declared equivalent (counted apart)
+    res = ImplementationValidation(instance_id="t/1", reference_passed=1, reference_runs=1, stub_status=Status.FAILED,
+                                   mutants_killed=8, mutants_total=10, mutants_equivalent=["f:m1", "f:m2"])
+    assert res.kill_rate == 1.0 and res.ok
+    assert res.model_copy(update={"mutants_equivalent": []}).kill_rate == 0.8
+    # a declaration that a test refutes (the mutant was killed) fails the validation until it is removed
+    task = toy_tasks.task("toy")
+    first = _mutant_predictions(task, task.implementation(1), None)[0][1]
+    task.equivalent_mutants_file(1).write_text(f"# shown by hand\n\n{first} the sum is taken in another order\n")
+    [res] = validate([(task, task.implementation(1))], ValidateConfig(repeat=1, mutants=True, wrong=False, workers=2))
+    assert res.equivalent_killed == [first] and res.mutants_equivalent == [] and not res.ok
+    task.equivalent_mutants_file(1).write_text(f"{first}\n")
+    with pytest.raises(TaskFormatError, match="line 1"):
+        validate([(task, task.implementation(1))], ValidateConfig(repeat=1, mutants=True, wrong=False))

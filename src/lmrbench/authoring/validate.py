@@ -18,7 +18,7 @@ from lmrbench.evaluate.warm import evaluate_warm_many
 from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.sandbox import LocalSandbox
 from lmrbench.solvers.builtin import code_prediction, edited_prediction, reference_prediction, stub_prediction
-from lmrbench.tasks.schema import Implementation, Layout, Task
+from lmrbench.tasks.schema import Implementation, Layout, Task, TaskFormatError
 from lmrbench.tasks.source import SourceError, extract
 from lmrbench.tasks.upstream import apply_edits, load_variant
 
@@ -68,6 +68,12 @@ class ImplementationValidation(BaseModel):
     mutants_killed: int = 0
     mutants_total: int = 0
     mutant_survivors: list[Survivor] = Field(default_factory=list)
+    mutants_equivalent: list[str] = Field(
+        default_factory=list, description="Surviving mutants the author declared equivalent, with a reason "
+        "(Task.equivalent_mutants_file): left out of the kill rate's denominator, counted apart.")
+    equivalent_killed: list[str] = Field(
+        default_factory=list, description="Mutants declared equivalent that a test told apart: the declaration is "
+        "wrong, and the validation fails until it is removed.")
     tests: int = 0
     seconds: float = Field(default=0.0, description="Median wall time of one reference evaluation (in a warm "
                            "batch: the forked pytest run only, without interpreter start and library imports).")
@@ -78,11 +84,14 @@ class ImplementationValidation(BaseModel):
             self.reference_passed == self.reference_runs
             and self.stub_status is not Status.PASSED
             and self.wrong_caught == self.wrong_total
+            and not self.equivalent_killed
         )
 
     @property
     def kill_rate(self) -> float | None:
-        return self.mutants_killed / self.mutants_total if self.mutants_total else None
+        """Killed over the mutants run, less those declared (and still surviving as) equivalent."""
+        counted = self.mutants_total - len(self.mutants_equivalent)
+        return self.mutants_killed / counted if counted > 0 else None
 
 
 @dataclass
@@ -195,6 +204,23 @@ def _run(jobs: list[_Job], cfg: ValidateConfig, ecfg: EvalConfig, tick: Callable
                         tick(f"{job.impl.instance_id} {job.label}: {job.result.status.value if job.result else '?'}")
 
 
+def declared_equivalents(task: Task, impl: Implementation) -> dict[str, str]:
+    """The mutants the author showed equivalent, id -> why (`wrong/<index>/equivalent_mutants.txt`, one
+    `<mutant id> <reason>` per line; blank lines and `#` comments skipped). A line without a reason is an error."""
+    path = task.equivalent_mutants_file(impl.index)
+    if not path.is_file():
+        return {}
+    out = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        mid, _, why = line.strip().partition(" ")
+        if not why.strip():
+            raise TaskFormatError(path, f"line {n}", "a mutant id, a space, and why that mutant is equivalent")
+        out[mid] = why.strip()
+    return out
+
+
 def _summarise(impl: Implementation, jobs: list[_Job]) -> ImplementationValidation:
     mine = [j for j in jobs if j.impl is impl and j.result is not None]
     refs = [j for j in mine if j.kind == "reference"]
@@ -202,6 +228,7 @@ def _summarise(impl: Implementation, jobs: list[_Job]) -> ImplementationValidati
     wrong = [j for j in mine if j.kind == "wrong"]
     muts = [j for j in mine if j.kind == "mutant"]
     passed = [j for j in refs if j.result and j.result.passed]
+    equivalent = declared_equivalents(mine[0].task, impl) if muts else {}
     return ImplementationValidation(
         instance_id=impl.instance_id,
         reference_passed=len(passed),
@@ -216,7 +243,9 @@ def _summarise(impl: Implementation, jobs: list[_Job]) -> ImplementationValidati
         mutants_killed=sum(1 for j in muts if j.result and not j.result.passed),
         mutants_total=len(muts),
         mutant_survivors=[Survivor(mutant_id=j.label, description=j.pred.meta.description)
-                          for j in muts if j.result and j.result.passed],
+                          for j in muts if j.result and j.result.passed and j.label not in equivalent],
+        mutants_equivalent=[j.label for j in muts if j.result and j.result.passed and j.label in equivalent],
+        equivalent_killed=[j.label for j in muts if j.result and not j.result.passed and j.label in equivalent],
         tests=max((j.result.tests_total for j in refs if j.result), default=0),
         seconds=round(statistics.median([j.result.duration_s for j in refs if j.result]), 2) if refs else 0.0,
     )
@@ -244,6 +273,9 @@ def validate(
     variants, mutants) with a time limit that follows the reference's duration (`_failing_limit`): a wrong
     variant that loops forever costs seconds, not the task's whole limit."""
     ecfg = ecfg or EvalConfig()
+    if cfg.mutants:  # a malformed declaration is named before anything runs
+        for task, impl in impls:
+            declared_equivalents(task, impl)
     jobs = [j for task, impl in impls for j in _jobs_first_phase(task, impl, cfg)]
     refs = [j for j in jobs if j.kind == "reference"]
     _run(refs, cfg, ecfg, tick)

@@ -248,6 +248,11 @@ class Task(BaseModel):
                 return impl
         raise KeyError(f"{self.task_id} has no implementation {index}")
 
+    def equivalent_mutants_file(self, index: int) -> Path:
+        """Mutants of implementation `index` the author showed equivalent (`wrong/<index>/equivalent_mutants.txt`:
+        one `<mutant id>  <why it cannot be told apart>` per line); validation counts them apart."""
+        return self.wrong_dir(index) / "equivalent_mutants.txt"
+
     def wrong_dir(self, index: int) -> Path:
         """Folder of the hand-written wrong variants of one implementation (ours only)."""
         return self.root / "wrong" / str(index)
