@@ -470,14 +470,14 @@ def _report(ts: TaskSet, run_dirs: list[Path], as_json: bool, out_dir: Path | No
     for col in ("instance", "model", "sample", "status", "tests", "reason"):
         table.add_column(col)
     for d in data.drills:
-        style = status_style(Status(d.status))
+        style = status_style(d.status)
         table.add_row(d.instance_id, d.model, str(d.sample), f"[{style}]{d.status}[/{style}]",
                       f"{d.tests_passed}/{d.tests_total}", d.reason[:70])
     out.print(table)
     for s in data.scores:  # model errors (no answer from the provider) are outside the denominator
-        n = sum(s.status_counts.values()) - s.status_counts.get(Status.MODEL_ERROR.value, 0)
+        n = sum(s.status_counts.values()) - s.status_counts.get(Status.MODEL_ERROR, 0)
         counts = ", ".join(f"{k}={v}" for k, v in s.status_counts.items() if v)
-        out.print(f"[bold]{escape(s.label())}[/bold]: {s.status_counts['passed']}/{n} passed "
+        out.print(f"[bold]{escape(s.label())}[/bold]: {s.status_counts[Status.PASSED]}/{n} passed "
                   f"({s.pass_rate.value:.1%}, 95% CI "
                   f"{s.pass_rate.ci_low:.1%}-{s.pass_rate.ci_high:.1%}); mean test share {s.test_share.value:.1%}; "
                   f"{counts}; tokens {s.usage.input_tokens + s.usage.output_tokens:,}, cost ${s.usage.cost_usd:.4f}"

@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from lmrbench.budget import Budget
 from lmrbench.jsonl import JsonlWriter, read_lines
 from lmrbench.models.base import Model, ModelSettings, Usage
 from lmrbench.papers import PaperMode, paper_text
-from lmrbench.records import Outcome, Prediction, PredictionMeta
+from lmrbench.records import ItemKey, Outcome, Prediction, PredictionLine, PredictionMeta
 from lmrbench.rundir import RunDir
 from lmrbench.sandbox import LocalSandbox, SandboxConfig
 from lmrbench.solvers.agent import AgentLimits, agent_prediction, task_budget
@@ -27,27 +27,19 @@ BUILTIN_MODELS: dict[str, Callable[[Task, Implementation, int], Prediction]] = {
     "reference": reference_prediction, "stub": stub_prediction}
 
 
-RETRIED = (Outcome.MODEL_ERROR, Outcome.HARNESS_ERROR)
-
-
-def done_items(path: Path) -> set[tuple[str, str, int]]:
+def done_items(path: Path) -> set[ItemKey]:
     """(instance, model, sample) already in a predictions file; failed generations are not done (retried). A line
     that names no item is not done either (evaluation records it as an invalid line)."""
     out = set()
     for _, obj, _ in read_lines(path):
-        if not obj or not {"instance_id", "model"} <= obj.keys():
-            continue
         try:
-            item = (str(obj["instance_id"]), str(obj["model"]), int(obj.get("sample", 0)))
-        except (TypeError, ValueError):
+            line = PredictionLine.model_validate(obj)
+        except ValidationError:
             continue
-        meta = obj.get("meta")
-        outcome = meta.get("outcome") if isinstance(meta, dict) else None
-        error = obj.get("error")
-        if error and (outcome in RETRIED or str(error).startswith("model error")):
-            out.discard(item)
+        if line.retried:
+            out.discard(line.item_key)
         else:
-            out.add(item)
+            out.add(line.item_key)
     return out
 
 

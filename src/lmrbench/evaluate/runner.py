@@ -20,7 +20,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -35,10 +35,10 @@ from lmrbench.evaluate.candidate import from_applied
 from lmrbench.evaluate.causes import Cause
 from lmrbench.evaluate.evidence import Lacking
 from lmrbench.evaluate.grading import grade, grade_probe, workspace_modules
-from lmrbench.evaluate.legacy import legacy_command, legacy_fields, preflight, prepare_logs, refusal
+from lmrbench.evaluate.legacy import legacy_command, legacy_grade, preflight, prepare_logs, refusal
 from lmrbench.evaluate.probes import read_capped
 from lmrbench.jsonl import MAX_DEPTH, within_depth
-from lmrbench.records import Evaluation, Grading, Outcome, Prediction, Status
+from lmrbench.records import Evaluation, Grading, ItemFields, Outcome, Prediction, RunPath, Status, Verdict
 from lmrbench.safefs import read_beneath
 from lmrbench.sandbox import LocalSandbox, Sandbox, SandboxConfig
 from lmrbench.sandbox.base import Isolation
@@ -198,10 +198,13 @@ class Prepared:
         """Where the run writes its data (probe outputs, pytest results): writable, outside the workspace."""
         return self.item_dir / "out"
 
-    def base_fields(self) -> dict[str, Any]:
-        return dict(instance_id=self.impl.instance_id, task_id=self.task.task_id, index=self.impl.index,
-                    model=self.pred.model, sample=self.pred.sample, key=self.key, log_path=str(self.log),
-                    grading=self.grading, env_substitutions=list(self.task.env.substituted) if self.task.env else [])
+    @property
+    def item(self) -> ItemFields:
+        """The record's fields about the item itself."""
+        return ItemFields(instance_id=self.impl.instance_id, task_id=self.task.task_id, index=self.impl.index,
+                          model=self.pred.model, sample=self.pred.sample, key=self.key, log_path=str(self.log),
+                          grading=self.grading,
+                          env_substitutions=list(self.task.env.substituted) if self.task.env else [])
 
 
 def _sandbox_files(task: Task) -> list[Path]:
@@ -309,7 +312,7 @@ class RunResult:
     timed_out: bool
     duration_s: float
     isolation: Isolation | None
-    path: str = "cold"
+    path: RunPath = "cold"
     limits_hit: list[str] = field(default_factory=list)
 
 
@@ -327,18 +330,17 @@ def run_cold(p: Prepared, sandbox: Sandbox) -> RunResult:
     return RunResult(res.exit_code, res.timed_out, res.duration_s, res.isolation, res.path, list(res.limits_hit))
 
 
-def _grade_fields(p: Prepared, r: RunResult, lacking: Lacking) -> dict[str, Any]:
-    """The verdict's fields; a duration the candidate's process reported never exceeds the harness's own timing."""
-    fields = _graded(p, r, lacking)
-    fields["tests_duration_s"] = min(fields.get("tests_duration_s", 0.0), round(r.duration_s, 3))
-    return fields
+def _grade_fields(p: Prepared, r: RunResult, lacking: Lacking) -> Verdict:
+    """The verdict; a duration the candidate's process reported never exceeds the harness's own timing."""
+    v = _graded(p, r, lacking)
+    return v.model_copy(update={"tests_duration_s": min(v.tests_duration_s, round(r.duration_s, 3))})
 
 
-def _graded(p: Prepared, r: RunResult, lacking: Lacking) -> dict[str, Any]:
+def _graded(p: Prepared, r: RunResult, lacking: Lacking) -> Verdict:
     if p.grading is Grading.PROBE:
         g = grade_probe(p.task, p.impl.unit_test_file, p.out / "outputs.jsonl", r.exit_code, r.timed_out, lacking)
-        return dict(status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
-                    reason=g.reason, failures=g.failures)
+        return Verdict(status=g.status, tests_passed=g.passed, tests_total=g.total,
+                       tests_duration_s=g.tests_duration_s, reason=g.reason, failures=g.failures)
     if p.grading is Grading.PYTEST:
         raw = read_capped(p.out / "results.json", MAX_RESULTS_BYTES)
         try:  # the candidate could have replaced it with a link, a FIFO, a huge or deeply nested file
@@ -347,9 +349,9 @@ def _graded(p: Prepared, r: RunResult, lacking: Lacking) -> dict[str, Any]:
         except (ValueError, RecursionError, MemoryError):
             results = None
         g = grade(results, p.nonce, r.exit_code, r.timed_out, lacking)
-        return dict(status=g.status, tests_passed=g.passed, tests_total=g.total, tests_duration_s=g.tests_duration_s,
-                    reason=g.reason, forgeable=True)
-    return legacy_fields(p.task, p.impl, p.ws, p.log, r.exit_code, r.timed_out, lacking)
+        return Verdict(status=g.status, tests_passed=g.passed, tests_total=g.total,
+                       tests_duration_s=g.tests_duration_s, reason=g.reason, forgeable=True)
+    return legacy_grade(p.task, p.impl, p.ws, p.log, r.exit_code, r.timed_out, lacking)
 
 
 def with_notes(reason: str, limits_hit: list[str], tampered: int) -> str:
@@ -409,21 +411,21 @@ def finish(p: Prepared, r: RunResult | None, started: float) -> Evaluation:
     """Grade an item from what its run left behind and build its record."""
     duration = round(time.monotonic() - started, 3)
     if p.pred.error is not None and p.pred.meta.outcome is Outcome.MODEL_ERROR:  # the provider's failure
-        return Evaluation(**p.base_fields(), status=Status.MODEL_ERROR, duration_s=duration,
-                          reason=f"no answer from the provider (re-run to retry): {p.pred.error[:500]}")
+        return Evaluation.of(p.item, Verdict(status=Status.MODEL_ERROR, reason="no answer from the provider "
+                                             f"(re-run to retry): {p.pred.error[:500]}"), duration_s=duration)
     if p.pred.error is not None and p.pred.meta.outcome is Outcome.HARNESS_ERROR:  # ours: nothing of the model
-        return Evaluation(**p.base_fields(), status=Status.MODEL_ERROR, duration_s=duration,
-                          reason=f"no prediction was made, a harness error (re-run to retry): {p.pred.error[:500]}")
+        return Evaluation.of(p.item, Verdict(status=Status.MODEL_ERROR, reason="no prediction was made, a harness "
+                                             f"error (re-run to retry): {p.pred.error[:500]}"), duration_s=duration)
     if p.refused is not None:
-        return Evaluation(**p.base_fields(), **refusal(p.refused, p.log), duration_s=duration)
+        return Evaluation.of(p.item, refusal(p.refused, p.log), duration_s=duration)
     if p.invalid or r is None:
-        return Evaluation(**p.base_fields(), status=Status.INVALID, reason=p.invalid, duration_s=duration)
+        return Evaluation.of(p.item, Verdict(status=Status.INVALID, reason=p.invalid), duration_s=duration)
     lacking = Lacking(p.task, p.impl)
-    fields = _grade_fields(p, r, lacking)
-    fields["reason"] = with_notes(fields["reason"], r.limits_hit, len(p.tampered))
+    verdict = _grade_fields(p, r, lacking)
+    verdict.reason = with_notes(verdict.reason, r.limits_hit, len(p.tampered))
     outputs = _keep_outputs(p, r, lacking) if p.grading is Grading.PROBE else ""
-    return Evaluation(**p.base_fields(), **fields, exit_code=r.exit_code, isolation=r.isolation,
-                      duration_s=duration, run_path=r.path, outputs_path=outputs, candidate_path=_keep_candidate(p))
+    return Evaluation.of(p.item, verdict, exit_code=r.exit_code, isolation=r.isolation, duration_s=duration,
+                         run_path=r.path, outputs_path=outputs, candidate_path=_keep_candidate(p))
 
 
 def evaluate_one(

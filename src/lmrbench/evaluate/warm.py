@@ -37,7 +37,7 @@ from lmrbench.evaluate.runner import (
     task_hash,
     workspace_name,
 )
-from lmrbench.records import Evaluation, Grading, Prediction, Status
+from lmrbench.records import Evaluation, Grading, Prediction, Status, Verdict
 from lmrbench.sandbox import LocalSandbox, Sandbox
 from lmrbench.sandbox.base import Isolation
 from lmrbench.tasks.schema import Implementation, Layout, Task
@@ -129,8 +129,8 @@ def _finish(p: Prepared, row: dict[str, Any] | None, isolation: Isolation | None
     job_log = p.item_dir / "job.log"
     p.log.write_bytes(read_capped(job_log) or b"")
     if row is None:  # the server itself died or ran out of time before this job
-        return Evaluation(**p.base_fields(), status=Status.ERROR, isolation=isolation, run_path="warm",
-                          reason=f"warm server ended early; see {server_log}")
+        return Evaluation.of(p.item, Verdict(status=Status.ERROR, reason=f"warm server ended early; see {server_log}"),
+                             isolation=isolation, run_path="warm")
     result = RunResult(row["exit_code"], row["timed_out"], row["duration_s"], isolation, "warm")
     ev = finish(p, result, time.monotonic() - row["duration_s"])
     if row.get("stopped"):

@@ -264,16 +264,13 @@ def agent_prediction(task: Task, impl: Implementation, model: Model, paper: Pape
     except (shutil.Error, OSError) as exc:
         kept = f"the final workspace could not be kept: {str(exc)[:300]}"
     shutil.rmtree(ws, ignore_errors=True)
-    meta = {"solver": "agent", "agent_version": AGENT_VERSION, "paper_source": paper.source, "exit": traj.exit,
-            "outcome": traj.outcome,
-            "steps": len(traj.steps), "usage": traj.usage.model_dump(), "trajectory": str(traj_path),
-            "settings": model.settings.model_dump(), "limits": limits.model_dump(),
-            "budget": traj.budget.model_dump() if traj.budget else None}
+    meta = PredictionMeta(solver="agent", agent_version=AGENT_VERSION, paper_source=paper.source, exit=traj.exit,
+                          outcome=traj.outcome, steps=len(traj.steps), usage=traj.usage, trajectory=str(traj_path),
+                          settings=model.settings.model_dump(), limits=limits.model_dump(), budget=traj.budget)
     # a provider that failed mid-episode cut the agent short: no answer to score (model_error, retried on re-run)
     if traj.outcome is Outcome.MODEL_ERROR or kept:
         return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, error=kept or traj.exit,
-                          meta=PredictionMeta.model_validate(meta))
-    return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, repo_dir=str(final),
-                      meta=PredictionMeta.model_validate(meta))
+                          meta=meta)
+    return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, repo_dir=str(final), meta=meta)
 
 
