@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import shutil
 import sys
 from collections import Counter
 from pathlib import Path
@@ -393,7 +392,7 @@ def validate_cmd(
 
 
 def _run_dir(run_dir: Path | None, model: str) -> Path:
-    return run_dir or Path("runs") / model.replace("/", "_")
+    return run_dir or RunDir.for_model(model).root
 
 
 ExecPath = Literal["template", "cold"]
@@ -447,10 +446,9 @@ def _evaluate(ts: TaskSet, predictions: Path, run_dir: Path, workers: int, timeo
             failures += not ev.passed
             bar.update(job, advance=1, description=f"{ev.instance_id} {ev.status.value} · not passed: {failures}")
 
-        run = RunDir(run_dir)
         where = ExecutorConfig(kind=executor, workers=workers, ray_address=ray_address)
-        evaluate_predictions(preds, ts, run.evaluations, run.work, run.logs,
-                             config, workers, tick, extra=invalid, executor_config=where)
+        evaluate_predictions(preds, ts, RunDir(run_dir), config=config, workers=workers, on_result=tick,
+                             extra=invalid, executor_config=where)
     return latest_evaluations(RunDir(run_dir).evaluations)
 
 
@@ -662,10 +660,7 @@ def evaluate_cmd(
         raise typer.BadParameter("give --predictions FILE (or --regrade RUN_DIR)")
     preds = load_predictions(predictions, full)[0]
     rd = run_dir or _run_dir(None, preds[0].model if preds else "unknown")
-    rd.mkdir(parents=True, exist_ok=True)
-    kept = RunDir(rd).predictions
-    if not kept.exists() or not kept.samefile(predictions):  # the run folder holds what it evaluated (judge, report)
-        shutil.copyfile(predictions, kept)
+    kept = RunDir(rd).adopt_predictions(predictions)
     _evaluate(ts, kept, rd, workers, timeout, sandbox_config(isolation, hf_cache, gpus), env,
               repo_root or RunDir(predictions.parent).workspaces, only={i.instance_id for i in ts.instances()},
               path=path, executor=executor, ray_address=ray_address)

@@ -118,7 +118,7 @@ class ModelSolver:
 
     model: Model
     kind: SolverName
-    run_dir: Path
+    run_dir: RunDir | Path
     papers_dir: Path | None = None
     limits: AgentLimits | None = None
     paper: PaperMode = "full"
@@ -157,14 +157,14 @@ def harness_error(instance_id: str, model: str, sample: int, why: str) -> Predic
 def generate(
     tasks: TaskSet,
     solver: Solver,
-    run_dir: Path,
+    run_dir: RunDir | Path,
     samples: int = 1,
     concurrency: int = 4,
     patterns: list[str] | None = None,
     on_progress: Callable[[GenerateProgress, Prediction], None] | None = None,
 ) -> GenerateProgress:
     """Generate predictions item by item into run_dir/predictions.jsonl; resumable and safe to interrupt."""
-    out = RunDir(run_dir).predictions
+    out = RunDir.of(run_dir).predictions
     done = done_items(out)
     writer = JsonlWriter(out)
     todo = [(tasks.task(i.task_id), i, s) for i in tasks.select(patterns) for s in range(samples)
@@ -187,16 +187,16 @@ def generate(
     return progress
 
 
-def missing_items(tasks: TaskSet, name: str, run_dir: Path, samples: int = 1,
+def missing_items(tasks: TaskSet, name: str, run_dir: RunDir | Path, samples: int = 1,
                   patterns: list[str] | None = None) -> list[str]:
     """'<instance>#<sample>' of the selection with no usable prediction by `name` yet: never made, or the provider
     failed (model_error). A re-run of the same generation retries exactly these."""
-    done = done_items(RunDir(run_dir).predictions)
+    done = done_items(RunDir.of(run_dir).predictions)
     return [f"{i.instance_id}#{s}" for i in tasks.select(patterns) for s in range(samples)
             if (i.instance_id, name, s) not in done]
 
 
-def generate_with_model(tasks: TaskSet, model: Model, solver: SolverName, run_dir: Path, samples: int = 1,
+def generate_with_model(tasks: TaskSet, model: Model, solver: SolverName, run_dir: RunDir | Path, samples: int = 1,
                         concurrency: int = 4, patterns: list[str] | None = None, papers_dir: Path | None = None,
                         limits: AgentLimits | None = None,
                         on_progress: Callable[[GenerateProgress, Prediction], None] | None = None,

@@ -84,17 +84,22 @@ def done_keys(path: Path) -> set[str]:
 def evaluate_predictions(
     preds: list[Prediction],
     tasks: TaskSet,
-    out: Path,
-    work_dir: Path,
-    log_dir: Path,
+    run: RunDir | Path,
+    work_dir: Path | None = None,
+    log_dir: Path | None = None,
     config: EvalConfig | None = None,
     workers: int = 1,
     on_result: Progress | None = None,
     extra: list[Evaluation] | None = None,
     executor_config: ExecutorConfig | None = None,
 ) -> list[Evaluation]:
-    """Evaluate what is not yet in `out` (keyed by content hash) and append the results. `workers` is used when
-    no `executor_config` is given (local threads)."""
+    """Evaluate what is not yet in the run's evaluations file (keyed by content hash) and append the results.
+    `run` is the run folder; given as the path of an evaluations file instead, the run folder is that file's
+    folder, and `work_dir` and `log_dir` place the scratch and log folders. `workers` is used when no
+    `executor_config` is given (local threads)."""
+    if not isinstance(run, RunDir):
+        run = RunDir.for_evaluations(run, work_dir, log_dir)
+    out = run.evaluations
     config = config or EvalConfig()
     LocalSandbox(config.sandbox).isolation()  # raises IsolationError before any work when 'full' cannot be had
     writer = JsonlWriter(out)
@@ -123,8 +128,7 @@ def evaluate_predictions(
             finished.add(key)
             todo.append(EvalItem(task, impl, pred, key))
 
-    executor = make_executor(executor_config or ExecutorConfig(workers=workers), config, work_dir, log_dir)
-    run = RunDir(out.parent)
+    executor = make_executor(executor_config or ExecutorConfig(workers=workers), config, run.work, run.logs)
     budgets = {item.key: item.pred.meta.budget for item in todo}  # carried on from the prediction
     for ev in executor.run(todo):  # paths inside the run folder are stored relative: the folder can be moved
         ev = ev.model_copy(update={"log_path": run.relative(ev.log_path),

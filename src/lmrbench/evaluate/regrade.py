@@ -11,7 +11,7 @@ from lmrbench.evaluate.grading import grade_probe_data
 from lmrbench.evaluate.probes import read_capped, read_probe_output
 from lmrbench.evaluate.runner import RunFacts, with_notes
 from lmrbench.records import Evaluation, Grading, Status
-from lmrbench.rundir import RunDir
+from lmrbench.rundir import RunDir, run_facts
 from lmrbench.tasks.loader import TaskSet
 
 
@@ -24,7 +24,7 @@ class Regraded(BaseModel):
 
 
 def _facts(outputs: Path) -> RunFacts | None:
-    raw = read_capped(outputs.with_suffix(".run.json"), 1024 * 1024)
+    raw = read_capped(run_facts(outputs), 1024 * 1024)
     try:
         return RunFacts.model_validate_json(raw) if raw is not None else None
     except ValidationError:

@@ -39,6 +39,7 @@ from lmrbench.evaluate.legacy import legacy_command, legacy_grade, preflight, pr
 from lmrbench.evaluate.probes import read_capped
 from lmrbench.jsonl import MAX_DEPTH, within_depth
 from lmrbench.records import Evaluation, Grading, ItemFields, Outcome, Prediction, RunPath, Status, Verdict
+from lmrbench.rundir import eval_item_name, kept_candidate, kept_outputs, run_facts
 from lmrbench.safefs import read_beneath
 from lmrbench.sandbox import LocalSandbox, Sandbox, SandboxConfig
 from lmrbench.sandbox.base import Isolation
@@ -150,19 +151,6 @@ def grading_of(task: Task, impl: Implementation) -> Grading:
     if task.layout is Layout.ORIGINAL:
         return Grading.LEGACY
     return Grading.PROBE if Path(impl.unit_test_file).name.startswith("probe_") else Grading.PYTEST
-
-
-def _safe_name(text: str) -> str:
-    """ASCII letters, digits, '-', '.', '_' only; a long or altered name gets its hash (so names never collide)."""
-    clean = "".join(c if c.isascii() and (c.isalnum() or c in "-._") else "_" for c in text).lstrip(".")
-    if len(clean) <= 60 and clean == text:
-        return clean
-    return f"{clean[:40]}-{hashlib.sha256(text.encode(errors='surrogatepass')).hexdigest()[:12]}"
-
-
-def workspace_name(task: Task, impl: Implementation, pred: Prediction, key: str) -> str:
-    """A file-system-safe, bounded name for one item (a model name may be long or odd)."""
-    return f"{task.task_id}__{impl.index}__{_safe_name(pred.model)}__{pred.sample}__{key[:10]}"
 
 
 @dataclass
@@ -376,7 +364,7 @@ def _applied_candidate(p: Prepared) -> str | None:
 def _keep_candidate(p: Prepared) -> str:
     if p.candidate is None:
         return ""
-    dest = p.log.with_suffix(".candidate.py")
+    dest = kept_candidate(p.log)
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_text(p.candidate, encoding="utf-8", errors="replace")
     return str(dest)
@@ -385,12 +373,12 @@ def _keep_candidate(p: Prepared) -> str:
 def _keep_outputs(p: Prepared, r: RunResult, lacking: Lacking) -> str:
     """Keep the probe data beside the log (capped) with what else grading used, so that a finished run can be
     re-graded from disk without a sandbox (`lmrbench evaluate --regrade`)."""
-    dest = p.log.with_suffix(".outputs.jsonl")
+    dest = kept_outputs(p.log)
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_bytes(read_capped(p.out / "outputs.jsonl", KEPT_OUTPUT_BYTES) or b"")
     run = RunFacts(exit_code=r.exit_code, timed_out=r.timed_out, workspace_modules=sorted(workspace_modules(p.ws)),
                    limits_hit=r.limits_hit, tampered=len(p.tampered), lacking=lacking.known())
-    dest.with_suffix(".run.json").write_text(run.model_dump_json())
+    run_facts(dest).write_text(run.model_dump_json())
     return str(dest)
 
 
@@ -443,7 +431,7 @@ def evaluate_one(
     sandbox = sandbox or SandboxPool(config).for_task(task)
     start = time.monotonic()
     key = key or evaluation_key(task_hash(task), pred, config)
-    name = workspace_name(task, impl, pred, key)
+    name = eval_item_name(task.task_id, impl.index, pred.model, pred.sample, key)
     p = prepare(task, impl, pred, work_dir.resolve() / name, log_dir.resolve() / f"{name}.log", key, config)
     try:
         result = None if p.invalid or p.refused else run_cold(p, sandbox)

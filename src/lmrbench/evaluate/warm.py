@@ -35,9 +35,9 @@ from lmrbench.evaluate.runner import (
     finish,
     prepare,
     task_hash,
-    workspace_name,
 )
 from lmrbench.records import Evaluation, Grading, Prediction, Status, Verdict
+from lmrbench.rundir import eval_item_name
 from lmrbench.sandbox import LocalSandbox, Sandbox
 from lmrbench.sandbox.base import Isolation
 from lmrbench.tasks.schema import Implementation, Layout, Task
@@ -108,7 +108,7 @@ def evaluate_warm_many(
                 digests[task.task_id] = task_hash(task)
             digest = digests[task.task_id]
             key = evaluation_key(digest, pred, config)
-            name = workspace_name(task, impl, pred, key)
+            name = eval_item_name(task.task_id, impl.index, pred.model, pred.sample, key)
             conf = config if not timeouts or timeouts[n] is None else config.model_copy(
                 update={"timeout_s": timeouts[n]})
             prepared.append(prepare(task, impl, pred, batch / f"j{n}", log_dir.resolve() / f"{name}.log", key, conf))
