@@ -23,20 +23,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from lmrbench.evaluate.graders import grader_for
 from lmrbench.evaluate.grading import load_expected
+from lmrbench.evaluate.item import Prepared, RunResult
 from lmrbench.evaluate.probes import ProbeData, compare_case, parse_probe_output, read_capped
-from lmrbench.evaluate.runner import (
-    EvalConfig,
-    Prepared,
-    RunResult,
-    before_run,
-    command,
-    evaluation_key,
-    finish,
-    prepare,
-    task_hash,
-)
-from lmrbench.records import Evaluation, Grading, Prediction, Status, Verdict
+from lmrbench.evaluate.runner import EvalConfig, command, evaluation_key, finish, prepare, task_hash
+from lmrbench.records import Evaluation, Prediction, Status, Verdict
 from lmrbench.rundir import eval_item_name
 from lmrbench.sandbox import LocalSandbox, Sandbox
 from lmrbench.sandbox.base import Isolation
@@ -202,11 +194,10 @@ def _serve(prepared: list[Prepared], batch: Path, log_dir: Path, sandbox: Sandbo
     for n, p in enumerate(prepared):
         if p.invalid:
             continue
-        before_run(p)
         cmd = command(p)
         job = {"id": n, "cwd": str(p.ws), "log": str(p.item_dir / "job.log"), "timeout": p.timeout,
                "argv": cmd.argv, "env": cmd.env}
-        if stops[n] and p.grading is Grading.PROBE:
+        if stops[n] and grader_for(p.grading).watchable:
             job["stop_file"] = str(batch / "_stop" / f"j{n}")
             watched.append((p, batch / "_stop" / f"j{n}"))
         jobs.append(job)
