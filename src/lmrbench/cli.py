@@ -55,7 +55,8 @@ from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.report import strict_json
 from lmrbench.report.bundle import collect, write_all
 from lmrbench.rundir import RunDir
-from lmrbench.sandbox import IsolationError, IsolationLevel, Kernels, LocalSandbox, SandboxConfig
+from lmrbench.sandbox import IsolationError, IsolationLevel, Kernels, SandboxConfig
+from lmrbench.sandbox.pool import check_isolation
 from lmrbench.solvers.agent import AgentLimits
 from lmrbench.solvers.prompt import PROMPT_VERSION, build_prompt
 from lmrbench.tasks.catalog import task_rows
@@ -93,6 +94,10 @@ GpusOpt = Annotated[bool, typer.Option("--gpus", help="Expose the NVIDIA devices
 ExecutorOpt = Annotated[ExecutorKind, typer.Option(
     "--executor", help="local: threads on this machine; ray: evaluations (--workers per node) and model requests "
     "(--concurrency per node) on the nodes of a Ray cluster.")]
+KernelsOpt = Annotated[Kernels, typer.Option(
+    help="CPU kernels in the sandbox: pinned (AVX2 on every x86-64 host that has it) | host | other-blas "
+    "(pinned, another BLAS summation order: proves the tolerances cover another host's BLAS) | mkl-avx2 | "
+    "mkl-avx512 | mkl-sse4_2 (pinned, MKL forced onto that branch).")]
 RayAddressOpt = Annotated[str | None, typer.Option(
     "--ray-address", help="With --executor ray: the cluster to join ('auto', HOST:6379, ray://HOST:10001); "
     "default: a private Ray on this machine.")]
@@ -340,10 +345,8 @@ def validate_cmd(
     min_kill: Annotated[float, typer.Option(help="Fail when a kill rate is below this (0-1).")] = 0.0,
     workers: WorkersOpt = 2,
     cold: Annotated[bool, typer.Option("--cold", help="One cold sandbox per job instead of warm batches.")] = False,
-    kernels: Annotated[Kernels, typer.Option(
-        help="CPU kernels in the sandbox: pinned (AVX2 on every x86-64 host that has it) | host | other-blas "
-        "(pinned, another BLAS summation order: proves the tolerances cover another host's BLAS) | mkl-avx2 | "
-        "mkl-avx512 | mkl-sse4_2 (pinned, MKL forced onto that branch).")] = "pinned",
+    kernels: KernelsOpt = "pinned",
+    isolation: IsolationOpt = "best",
     reasons: Annotated[bool, typer.Option("--reasons", help="Also print why each wrong variant failed.")] = False,
     as_json: JsonOpt = False,
     env: EnvOpt = "task",
@@ -351,6 +354,8 @@ def validate_cmd(
     gpus: GpusOpt = False,
 ) -> None:
     """Prove tasks discriminate: reference N/N, stub fails, wrong variants fail, mutants killed."""
+    sandbox = sandbox_config(isolation, hf_cache, gpus, kernels)
+    require_isolation(sandbox)
     ts = _select(_load(tasks), select, split, since)
     attach_task_envs(ts, select, env)
     impls = [(ts.task(i.task_id), i) for i in ts.select(select)]
@@ -358,7 +363,6 @@ def validate_cmd(
                          workers=workers, warm=not cold)
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=err, transient=True) as bar:
         job = bar.add_task("validating")
-        sandbox = sandbox_config(hf_cache=hf_cache, gpus=gpus, kernels=kernels)
         try:
             results = validate(impls, cfg, EvalConfig(sandbox=sandbox),
                                tick=lambda msg: bar.update(job, description=msg))
@@ -415,7 +419,7 @@ def sandbox_config(isolation: IsolationLevel = "best", hf_cache: Path | None = N
 def require_isolation(config: SandboxConfig) -> None:
     """Stop before any work when --isolation full cannot be had here (evaluation and the agent alike)."""
     try:
-        LocalSandbox(config).isolation()
+        check_isolation(config)
     except (IsolationError, RuntimeError) as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(2) from exc
@@ -609,10 +613,11 @@ def generate_cmd(
     isolation: IsolationOpt = "best",
     hf_cache: HfCacheOpt = None,
     gpus: GpusOpt = False,
+    kernels: KernelsOpt = "pinned",
 ) -> None:
     """Write predictions.jsonl for a model (resumable: finished items and only those are skipped)."""
     check_keys([model], api_base)
-    sandbox = sandbox_config(isolation, hf_cache, gpus)  # the agent solver's commands run in it
+    sandbox = sandbox_config(isolation, hf_cache, gpus, kernels)  # the agent solver's commands run in it
     if solver == "agent":
         require_isolation(sandbox)
     opts = _gen_options(model, solver, samples, concurrency, temperature, max_tokens, seed, api_base, fake_script,
@@ -647,6 +652,7 @@ def evaluate_cmd(
     env: EnvOpt = "task",
     hf_cache: HfCacheOpt = None,
     gpus: GpusOpt = False,
+    kernels: KernelsOpt = "pinned",
     executor: ExecutorOpt = "local",
     ray_address: RayAddressOpt = None,
 ) -> None:
@@ -661,7 +667,7 @@ def evaluate_cmd(
     preds = load_predictions(predictions, full)[0]
     rd = run_dir or _run_dir(None, preds[0].model if preds else "unknown")
     kept = RunDir(rd).adopt_predictions(predictions)
-    _evaluate(ts, kept, rd, workers, timeout, sandbox_config(isolation, hf_cache, gpus), env,
+    _evaluate(ts, kept, rd, workers, timeout, sandbox_config(isolation, hf_cache, gpus, kernels), env,
               repo_root or RunDir(predictions.parent).workspaces, only={i.instance_id for i in ts.instances()},
               path=path, executor=executor, ray_address=ray_address)
     _report(ts, [rd], as_json)
@@ -858,13 +864,14 @@ def run_cmd(
     env: EnvOpt = "task",
     hf_cache: HfCacheOpt = None,
     gpus: GpusOpt = False,
+    kernels: KernelsOpt = "pinned",
     executor: ExecutorOpt = "local",
     ray_address: RayAddressOpt = None,
     max_retries: RetriesOpt = 5,
 ) -> None:
     """Generate, evaluate and report in one go (resumable: a re-run retries the items the provider failed)."""
     check_keys([model], api_base)
-    sandbox = sandbox_config(isolation, hf_cache, gpus)  # one config: the agent's commands and the evaluations
+    sandbox = sandbox_config(isolation, hf_cache, gpus, kernels)  # one config: the agent's commands and the evaluations
     require_isolation(sandbox)
     ts = _select(_load(tasks), select, split, since)
     rd = _run_dir(run_dir, model)

@@ -16,7 +16,8 @@ from lmrbench.models.base import Model, ModelSettings, Usage
 from lmrbench.papers import PaperMode, paper_text
 from lmrbench.records import ItemKey, Outcome, Prediction, PredictionLine, PredictionMeta
 from lmrbench.rundir import RunDir
-from lmrbench.sandbox import LocalSandbox, SandboxConfig
+from lmrbench.sandbox import SandboxConfig
+from lmrbench.sandbox.pool import SandboxPool
 from lmrbench.solvers.agent import AgentLimits, agent_prediction, task_budget
 from lmrbench.solvers.builtin import reference_prediction, stub_prediction
 from lmrbench.solvers.prompt import prompt_prediction
@@ -122,7 +123,7 @@ class ModelSolver:
     papers_dir: Path | None = None
     limits: AgentLimits | None = None
     paper: PaperMode = "full"
-    sandbox: SandboxConfig | None = None  # the agent's commands run in LocalSandbox(sandbox): the run's isolation
+    sandbox: SandboxConfig | None = None  # the agent's commands run in the run's sandbox: its isolation, cache
 
     @property
     def name(self) -> str:
@@ -136,7 +137,7 @@ class ModelSolver:
         if self.kind == "prompt":
             return prompt_prediction(task, impl, self.model, paper, sample)
         return agent_prediction(task, impl, self.model, paper, self.run_dir, self.limits, sample,
-                                LocalSandbox(self.sandbox or SandboxConfig()))
+                                SandboxPool(self.sandbox or SandboxConfig(), "cold").cold)
 
 
 def safe_solve(solver: Solver, task: Task, impl: Implementation, sample: int) -> Prediction:

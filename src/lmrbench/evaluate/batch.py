@@ -13,7 +13,7 @@ from lmrbench.evaluate.runner import EvalConfig, evaluation_key, task_hash
 from lmrbench.jsonl import JsonlWriter, Record, read_lines, read_records
 from lmrbench.records import Evaluation, EvaluationLine, ItemKey, Prediction, Status, read_instance_id
 from lmrbench.rundir import RunDir, latest_records
-from lmrbench.sandbox import LocalSandbox
+from lmrbench.sandbox.pool import check_isolation
 from lmrbench.tasks.loader import TaskSet
 
 Progress = Callable[[Evaluation], None]
@@ -101,7 +101,7 @@ def evaluate_predictions(
         run = RunDir.for_evaluations(run, work_dir, log_dir)
     out = run.evaluations
     config = config or EvalConfig()
-    LocalSandbox(config.sandbox).isolation()  # raises IsolationError before any work when 'full' cannot be had
+    check_isolation(config.sandbox)  # raises IsolationError before any work when 'full' cannot be had
     writer = JsonlWriter(out)
     finished = done_keys(out)
     results: list[Evaluation] = []

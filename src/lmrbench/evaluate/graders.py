@@ -27,11 +27,11 @@ from lmrbench.evaluate.probes import read_capped, read_probe_output
 from lmrbench.jsonl import MAX_DEPTH, within_depth
 from lmrbench.records import Grading, Verdict
 from lmrbench.rundir import kept_outputs, run_facts
+from lmrbench.sandbox.scripts import script
 from lmrbench.tasks.schema import Implementation, Task
 
-IN_SANDBOX = Path(__file__).parent  # the scripts that run inside the sandbox
-RUNNER = IN_SANDBOX / "probe_runner.py"
-PLUGIN = IN_SANDBOX / "pytest_results_plugin.py"
+RUNNER = script("probe_runner.py")
+PLUGIN = script("pytest_results_plugin.py")
 KEPT_OUTPUT_BYTES = 8 * 1024 * 1024
 MAX_RESULTS_BYTES = 16 * 1024 * 1024
 MAX_FACTS_BYTES = 1024 * 1024

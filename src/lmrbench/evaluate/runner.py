@@ -16,10 +16,8 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import threading
 import time
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -38,12 +36,12 @@ from lmrbench.evaluate.legacy import refusal
 from lmrbench.records import Evaluation, Grading, Outcome, Prediction, Status, Verdict
 from lmrbench.rundir import eval_item_name, kept_candidate
 from lmrbench.safefs import read_beneath
-from lmrbench.sandbox import LocalSandbox, Sandbox, SandboxConfig
-from lmrbench.sandbox.template import PRELOADABLE, TemplateSandbox
+from lmrbench.sandbox import Sandbox, SandboxConfig
+from lmrbench.sandbox.pool import ExecPath, SandboxPool, shared_pool
 from lmrbench.tasks.schema import Implementation, Task
 
-__all__ = ["Command", "EvalConfig", "Prepared", "RunFacts", "RunResult", "command", "evaluate_one", "finish",
-           "prepare", "run_cold", "with_notes"]
+__all__ = ["Command", "EvalConfig", "Prepared", "RunFacts", "RunResult", "SandboxPool", "command", "evaluate_one",
+           "finish", "prepare", "run_cold", "shared_pool", "with_notes"]
 
 EVAL_VERSION = "2"
 
@@ -52,7 +50,7 @@ class EvalConfig(BaseModel):
     """How evaluations run."""
 
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig, description="Isolation and limits.")
-    path: Literal["template", "cold"] = Field(
+    path: ExecPath = Field(
         default="template",
         description="'template': each evaluation is a child of a pre-warmed template process that isolates itself "
         "as the cold sandbox would (falls back to cold where the kernel does not allow it); 'cold': a new sandboxed "
@@ -73,41 +71,6 @@ class EvalConfig(BaseModel):
         preparation time limit is left out: an honest prediction applies in well under a second."""
         body = self.model_dump(mode="json", exclude={"keep_workspaces", "path", "repo_root", "prepare_timeout_s"})
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
-
-
-class SandboxPool:
-    """The sandboxes of one run: a template backend per set of preloaded libraries, or the cold backend."""
-
-    def __init__(self, config: EvalConfig) -> None:
-        self.config = config
-        self.cold = LocalSandbox(config.sandbox)
-        self._templates: dict[tuple[str, ...], TemplateSandbox] = {}
-        self._lock = threading.Lock()
-
-    def for_task(self, task: Task) -> Sandbox:
-        """Only the task's declared requirements are preloaded (not torch for a task that does not use it)."""
-        if self.config.path == "cold":
-            return self.cold
-        preload = tuple(p for p in PRELOADABLE if p in task.requirements)
-        with self._lock:
-            if preload not in self._templates:
-                self._templates[preload] = TemplateSandbox(self.config.sandbox, preload)
-            return self._templates[preload]
-
-
-_POOLS: dict[str, SandboxPool] = {}
-
-
-def shared_pool(config: EvalConfig) -> SandboxPool:
-    """One pool per configuration for the whole process, so that its templates are started once."""
-    key = config.model_dump_json()
-    with _POOLS_LOCK:
-        if key not in _POOLS:
-            _POOLS[key] = SandboxPool(config)
-        return _POOLS[key]
-
-
-_POOLS_LOCK = threading.Lock()
 
 
 def task_hash(task: Task) -> str:

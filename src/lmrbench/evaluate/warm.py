@@ -30,22 +30,20 @@ from lmrbench.evaluate.probes import ProbeData, compare_case, parse_probe_output
 from lmrbench.evaluate.runner import EvalConfig, command, evaluation_key, finish, prepare, task_hash
 from lmrbench.records import Evaluation, Prediction, Status, Verdict
 from lmrbench.rundir import eval_item_name
-from lmrbench.sandbox import LocalSandbox, Sandbox
+from lmrbench.sandbox import Sandbox
 from lmrbench.sandbox.base import Isolation
+from lmrbench.sandbox.pool import SandboxPool, warm_preload
+from lmrbench.sandbox.scripts import script
 from lmrbench.tasks.schema import Implementation, Layout, Task
 
-SERVER = Path(__file__).with_name("warm_server.py")
-PRELOAD = ("numpy", "scipy", "torch", "torch._dynamo", "pandas")  # _dynamo: what a torch optimizer imports on first use
+SERVER = script("warm_server.py")
 
 
 def preload_for(tasks: list[Task]) -> list[str]:
     """What a warm batch of these tasks imports once: the preloadable libraries their requirements declare (no
     torch for a batch of tasks that do not use it; a torch import is ~2.5 s of CPU)."""
-    wanted = {r for task in tasks for r in task.requirements}
-    if "torch" in wanted:
-        wanted.add("torch._dynamo")
     declared = [m for task in tasks if task.upstream is not None for m in task.upstream.preload]
-    return [name for name in PRELOAD if name in wanted] + list(dict.fromkeys(declared))
+    return warm_preload((r for task in tasks for r in task.requirements), declared)
 
 
 def evaluate_warm(
@@ -86,7 +84,7 @@ def evaluate_warm_many(
         raise ValueError(f"a warm batch runs one interpreter: its tasks' environments differ ({sorted(map(str, envs))})"
                          )
     config = config or EvalConfig()
-    sandbox = sandbox or LocalSandbox(config.sandbox)
+    sandbox = sandbox or SandboxPool(config.sandbox, "cold").cold  # trusted code: one cold sandbox per batch
     digests: dict[str, str] = {}
     first = items[0][0].task_id if items else "empty"
     batch = work_dir.resolve() / f"{first}__warm__{uuid.uuid4().hex[:10]}"
