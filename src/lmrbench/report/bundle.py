@@ -1,4 +1,5 @@
-"""Everything a report shows, gathered from one or several run directories (re-runs nothing)."""
+"""Everything a report shows, gathered from one or several run directories (re-runs nothing), and the report's
+files: markdown, CSV, JSON and the HTML page (html.py)."""
 
 from __future__ import annotations
 
@@ -8,46 +9,22 @@ import difflib
 import io
 from pathlib import Path
 
-from pydantic import BaseModel, Field
-
 from lmrbench.evaluate.batch import latest_evaluations, load_predictions
 from lmrbench.evaluate.candidate import candidate_code, kept_candidates
-from lmrbench.judge.agreement import Agreement, agreement_table
+from lmrbench.judge.agreement import agreement_table
 from lmrbench.judge.run import load_judgments, reference_code
 from lmrbench.records import COUNTED_APART, Evaluation, HumanLabel, Judgment, Prediction, Status
 from lmrbench.report import strict_json
-from lmrbench.report.budget_curve import BudgetCurve, budget_curves, budget_markdown
+from lmrbench.report.budget_curve import budget_curves, budget_markdown
+from lmrbench.report.data import FORGEABLE_NOTE, LOG_TAIL_BYTES, Drill, ReportData
+from lmrbench.report.html import render
 from lmrbench.report.scoring import ModelScore, score_run
 from lmrbench.rundir import RunDir
 from lmrbench.safefs import read_tail
 from lmrbench.tasks.loader import TaskSet
 
+__all__ = ["FORGEABLE_NOTE", "LOG_TAIL_BYTES", "Drill", "ReportData", "collect", "to_csv", "to_markdown", "write_all"]
 
-class Drill(BaseModel):
-    instance_id: str
-    model: str
-    sample: int
-    status: Status
-    tests_passed: int
-    tests_total: int
-    reason: str
-    cause: str = ""
-    log_rule: bool | None = None
-    diff: str
-    log_tail: str
-    judge_notes: list[tuple[str, str]]
-
-
-class ReportData(BaseModel):
-    runs: list[str]
-    scores: list[ModelScore]
-    drills: list[Drill]
-    agreement: list[Agreement]
-    budget_curves: list[BudgetCurve] = Field(default_factory=list, description="Pass rate against budget, per "
-                                             "model with agent predictions.")
-
-
-LOG_TAIL_BYTES = 16 * 1024  # of each test log, in every report
 MAX_DIFF_CHARS = 64 * 1024
 MAX_REASON_CHARS = 2000
 
@@ -224,10 +201,6 @@ def _model_errors_md(data: ReportData) -> list[str]:
     return lines
 
 
-FORGEABLE_NOTE = ("These passes were decided inside the candidate's own process (the original layout's unit tests, "
-                  "or in-process pytest): code that writes the log such a test would write and exits 0 passes them. "
-                  "They show the code ran the tests without a visible failure, not that it is right; probe-graded "
-                  "passes (verdicts computed outside the sandbox) are the ones a candidate cannot forge.")
 
 
 def _forgeable_md(data: ReportData) -> list[str]:
@@ -259,8 +232,6 @@ def to_csv(data: ReportData) -> str:
 
 
 def write_all(data: ReportData, out: Path) -> list[Path]:
-    from lmrbench.report.html import render
-
     out.mkdir(parents=True, exist_ok=True)
     files = {"report.md": to_markdown(data), "report.csv": to_csv(data), "report.html": render(data),
              "report.json": strict_json.dumps(data.model_dump(mode="json"), indent=1)}

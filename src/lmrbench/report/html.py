@@ -7,7 +7,7 @@ import html
 from lmrbench.records import COUNTED_APART, NOT_PASSED, Status
 from lmrbench.report import strict_json
 from lmrbench.report.budget_curve import budget_html
-from lmrbench.report.bundle import FORGEABLE_NOTE, LOG_TAIL_BYTES, Drill, ReportData
+from lmrbench.report.data import FORGEABLE_NOTE, LOG_TAIL_BYTES, Drill, ReportData
 from lmrbench.report.scoring import ModelScore
 
 CSS = """

@@ -10,6 +10,7 @@ from typing import Literal, Protocol
 
 from lmrbench.sandbox.base import Isolation, Sandbox, SandboxConfig
 from lmrbench.sandbox.local import LocalSandbox
+from lmrbench.sandbox.template import TemplateSandbox
 
 ExecPath = Literal["template", "cold"]
 
@@ -68,8 +69,6 @@ class SandboxPool:
         """Only the task's declared requirements are preloaded (not torch for a task that does not use it)."""
         if self.path == "cold":
             return self.cold
-        from lmrbench.sandbox.template import TemplateSandbox  # the template backend reads PRELOADABLE from here
-
         preload = template_preload(task.requirements)
         with self._lock:
             if preload not in self._templates:

@@ -28,7 +28,6 @@ from typing import Any
 from lmrbench.sandbox import cgroups, disk
 from lmrbench.sandbox.base import ExecResult, Isolation, LimitHit, SandboxConfig
 from lmrbench.sandbox.local import MB, LocalSandbox, give, is_root
-from lmrbench.sandbox.pool import PRELOADABLE
 from lmrbench.sandbox.scripts import script
 from lmrbench.sandbox.uids import lease_uid
 from lmrbench.sandbox.view import masks, python_roots
@@ -138,11 +137,11 @@ class Template:
 class TemplateSandbox:
     """`Sandbox` whose Python commands run in children of pre-warmed templates; the rest runs cold."""
 
-    def __init__(self, config: SandboxConfig | None = None, preload: tuple[str, ...] = PRELOADABLE,
+    def __init__(self, config: SandboxConfig | None = None, preload: tuple[str, ...] = (),
                  max_forks: int = 256) -> None:
         self.config = config or SandboxConfig()
         self.cold = LocalSandbox(self.config)
-        self.preload = tuple(p for p in PRELOADABLE if p in preload)
+        self.preload = tuple(preload)  # what the pool chose for the task (sandbox/pool.py: template_preload)
         self.max_forks = max_forks
         self._templates: dict[str, Template] = {}
         self._lock = threading.Lock()
