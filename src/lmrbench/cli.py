@@ -51,11 +51,9 @@ from lmrbench.cli_tasks import env_app, export_cmd, papers_app, tasks_app, works
 from lmrbench.envs import EnvBuildError, EnvRecord
 from lmrbench.evaluate.batch import load_predictions
 from lmrbench.evaluate.executors import ExecutorConfig
-from lmrbench.evaluate.regrade import regrade_run
 from lmrbench.evaluate.runner import EvalConfig
 from lmrbench.generate import GenerateProgress, GenOptions, missing_items
-from lmrbench.jsonl import JsonlWriter
-from lmrbench.pipeline import Hooks, UnknownModel, evaluate_run, generate_run, report_runs
+from lmrbench.pipeline import Hooks, UnknownModel, evaluate_run, generate_run, regrade, report_runs
 from lmrbench.pipeline import run as run_pipeline
 from lmrbench.records import Evaluation, Prediction, Status
 from lmrbench.report.bundle import ReportData
@@ -229,12 +227,8 @@ def evaluate_cmd(
 
 
 def _regrade(ts: TaskSet, run: RunDir, write: bool, as_json: bool) -> None:
-    rows = regrade_run(run.root, ts)
+    rows = regrade(ts, run, write)
     changed = [r for r in rows if not r.same]
-    if write and changed:
-        writer = JsonlWriter(run.evaluations)
-        for r in changed:
-            writer.write(r.after)
     if as_json:
         emit_json({"evaluations": len(rows), "same": len(rows) - len(changed),
                    "changed": [{"instance_id": r.before.instance_id, "model": r.before.model,

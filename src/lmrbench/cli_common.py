@@ -259,6 +259,24 @@ def with_options(*groups: Callable[..., object]) -> Callable[[F], F]:
     return decorate
 
 
+@dataclass
+class Selection:
+    """Which tasks a command works on: the task folder, -t patterns, --split and --since, as given."""
+
+    tasks: Path | None
+    select: list[str] | None
+    split: str | None
+    since: str | None
+
+    def unpack(self) -> tuple[Path | None, list[str] | None, str | None, str | None]:
+        return self.tasks, self.select, self.split, self.since
+
+
+def selection_options(tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT,
+                      since: SinceOpt = None) -> Selection:
+    return Selection(tasks, select, split, since)
+
+
 def sandbox_options(isolation: IsolationOpt = "best", hf_cache: HfCacheOpt = None, gpus: GpusOpt = False,
                     kernels: KernelsOpt = "pinned") -> SandboxConfig:
     """The one SandboxConfig of a command: its evaluations and the agent solver's commands run in it."""

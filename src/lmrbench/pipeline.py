@@ -25,6 +25,7 @@ from pathlib import Path
 from lmrbench.envs import EnvConfig, EnvMode, EnvRecord, attach_envs
 from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
 from lmrbench.evaluate.executors import ExecutorConfig
+from lmrbench.evaluate.regrade import Regraded, regrade_run
 from lmrbench.evaluate.runner import EvalConfig
 from lmrbench.generate import (
     BUILTIN_MODELS,
@@ -37,6 +38,7 @@ from lmrbench.generate import (
     missing_items,
     with_budgets,
 )
+from lmrbench.jsonl import JsonlWriter
 from lmrbench.judge.agreement import load_labels
 from lmrbench.models import get_model
 from lmrbench.models.base import Model
@@ -49,7 +51,7 @@ from lmrbench.sandbox.pool import check_isolation
 from lmrbench.tasks.loader import TaskSet
 
 __all__ = ["Hooks", "RunOutcome", "UnknownModel", "attach_environments", "evaluate_run", "generate_run",
-           "report_runs", "run"]
+           "regrade", "report_runs", "run"]
 
 
 class UnknownModel(ValueError):
@@ -132,6 +134,18 @@ def evaluate_run(tasks: TaskSet, run: RunDir, config: EvalConfig | None = None, 
     evaluate_predictions(preds, tasks, run, config=config, workers=where.workers, on_result=hooks.on_evaluation,
                          extra=invalid, executor_config=where)
     return latest_evaluations(run.evaluations)
+
+
+def regrade(tasks: TaskSet, run: RunDir, write: bool = False) -> list[Regraded]:
+    """Every latest evaluation of a finished run re-graded from its kept data, without a sandbox; with `write`, the
+    records whose verdict changed are appended to its evaluations.jsonl (the last one wins)."""
+    rows = regrade_run(run.root, tasks)
+    changed = [r for r in rows if not r.same]
+    if write and changed:
+        writer = JsonlWriter(run.evaluations)
+        for r in changed:
+            writer.write(r.after)
+    return rows
 
 
 def report_runs(tasks: TaskSet, runs: list[RunDir], out: Path | None = None, labels: Path | None = None,
