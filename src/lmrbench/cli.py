@@ -16,7 +16,6 @@ from rich.table import Table
 
 from lmrbench.authoring.validate import ValidateConfig, validate
 from lmrbench.cli_common import (
-    DEFAULT_SPLIT,
     EnvOpt,
     GenChoices,
     JsonOpt,
@@ -25,10 +24,7 @@ from lmrbench.cli_common import (
     PathOpt,
     RepoRootOpt,
     RunDirOpt,
-    SelectOpt,
-    SinceOpt,
-    SplitOpt,
-    TasksOpt,
+    Selection,
     WorkersOpt,
     attach_task_envs,
     check_keys,
@@ -43,6 +39,7 @@ from lmrbench.cli_common import (
     require_isolation,
     sandbox_options,
     select_tasks,
+    selection_options,
     status_style,
     with_options,
 )
@@ -168,11 +165,11 @@ def _report(ts: TaskSet, runs: list[RunDir], as_json: bool, out_dir: Path | None
 
 
 @app.command("generate")
-@with_options(generation_options, sandbox_options, executor_options)
-def generate_cmd(gen: GenChoices, sandbox: SandboxConfig, where: ExecutorConfig, model: ModelOpt,
-                 tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT,
-                 since: SinceOpt = None, run_dir: RunDirOpt = None) -> None:
+@with_options(selection_options, generation_options, sandbox_options, executor_options)
+def generate_cmd(sel: Selection, gen: GenChoices, sandbox: SandboxConfig, where: ExecutorConfig, model: ModelOpt,
+                 run_dir: RunDirOpt = None) -> None:
     """Write predictions.jsonl for a model (resumable: finished items and only those are skipped)."""
+    tasks, select, split, since = sel.unpack()
     check_keys([model], gen.settings.api_base)
     if gen.solver == "agent":  # the agent solver's commands run in the sandbox
         require_isolation(sandbox)
@@ -186,16 +183,13 @@ def generate_cmd(gen: GenChoices, sandbox: SandboxConfig, where: ExecutorConfig,
 
 
 @app.command("evaluate")
-@with_options(sandbox_options, executor_options)
+@with_options(selection_options, sandbox_options, executor_options)
 def evaluate_cmd(
+    sel: Selection,
     sandbox: SandboxConfig,
     where: ExecutorConfig,
     predictions: Annotated[Path | None, typer.Option(exists=True, dir_okay=False,
                                                      help="A predictions.jsonl file.")] = None,
-    tasks: TasksOpt = None,
-    select: SelectOpt = None,
-    split: SplitOpt = DEFAULT_SPLIT,
-    since: SinceOpt = None,
     run_dir: RunDirOpt = None,
     workers: WorkersOpt = 1,
     timeout: Annotated[int | None, typer.Option(min=1, help="Override each task's timeout (s).")] = None,
@@ -208,6 +202,7 @@ def evaluate_cmd(
     env: EnvOpt = "task",
 ) -> None:
     """Evaluate predictions in the sandbox into evaluations.jsonl (resumable), then report; or re-grade a run."""
+    tasks, select, split, since = sel.unpack()
     full = load_selected(tasks)
     ts = select_tasks(full, select, split, since, new_work=False)
     if regrade is not None:
@@ -244,17 +239,16 @@ def _regrade(ts: TaskSet, run: RunDir, write: bool, as_json: bool) -> None:
 
 
 @app.command("report")
+@with_options(selection_options)
 def report_cmd(
+    sel: Selection,
     run_dirs: Annotated[list[Path], typer.Argument(exists=True, file_okay=False, help="One or more run dirs.")],
-    tasks: TasksOpt = None,
-    select: SelectOpt = None,
-    split: SplitOpt = DEFAULT_SPLIT,
-    since: SinceOpt = None,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Where to write; default the first run dir.")] = None,
     labels: LabelsOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Leaderboard of one or several runs: report.md, .csv, .json and a self-contained report.html."""
+    tasks, select, split, since = sel.unpack()
     # --since adds a row for the implementations published on or after it (it does not drop the others)
     ts = select_tasks(load_selected(tasks, quiet=True), select, split, None, new_work=False)
     _report(ts, [RunDir(d) for d in run_dirs], as_json, out_dir, labels,
@@ -262,12 +256,12 @@ def report_cmd(
 
 
 @app.command("run")
-@with_options(generation_options, sandbox_options, executor_options)
-def run_cmd(gen: GenChoices, sandbox: SandboxConfig, where: ExecutorConfig, model: ModelOpt = "reference",
-            tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT,
-            since: SinceOpt = None, run_dir: RunDirOpt = None, workers: WorkersOpt = 2, path: PathOpt = "template",
-            as_json: JsonOpt = False, env: EnvOpt = "task") -> None:
+@with_options(selection_options, generation_options, sandbox_options, executor_options)
+def run_cmd(sel: Selection, gen: GenChoices, sandbox: SandboxConfig, where: ExecutorConfig,
+            model: ModelOpt = "reference", run_dir: RunDirOpt = None, workers: WorkersOpt = 2,
+            path: PathOpt = "template", as_json: JsonOpt = False, env: EnvOpt = "task") -> None:
     """Generate, evaluate and report in one go (resumable: a re-run retries the items the provider failed)."""
+    tasks, select, split, since = sel.unpack()
     check_keys([model], gen.settings.api_base)
     require_isolation(sandbox)  # one config: the agent's commands and the evaluations
     ts = select_tasks(load_selected(tasks), select, split, since)
@@ -283,13 +277,10 @@ def run_cmd(gen: GenChoices, sandbox: SandboxConfig, where: ExecutorConfig, mode
 
 
 @app.command("validate")
-@with_options(sandbox_options)
+@with_options(selection_options, sandbox_options)
 def validate_cmd(
+    sel: Selection,
     sandbox: SandboxConfig,
-    tasks: TasksOpt = None,
-    select: SelectOpt = None,
-    split: SplitOpt = DEFAULT_SPLIT,
-    since: SinceOpt = None,
     repeat: Annotated[int, typer.Option(min=1, help="Reference runs; each must pass.")] = 3,
     mutants: Annotated[bool, typer.Option("--mutants", help="Also run mechanical mutants.")] = False,
     max_mutants: Annotated[int | None, typer.Option(help="Sample at most this many mutants per impl.")] = None,
@@ -302,6 +293,7 @@ def validate_cmd(
     env: EnvOpt = "task",
 ) -> None:
     """Prove tasks discriminate: reference N/N, stub fails, wrong variants fail, mutants killed."""
+    tasks, select, split, since = sel.unpack()
     require_isolation(sandbox)
     ts = select_tasks(load_selected(tasks), select, split, since)
     attach_task_envs(ts, select, env)

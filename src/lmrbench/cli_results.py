@@ -14,14 +14,11 @@ from rich.table import Table
 
 from lmrbench.annotate import AnnotateConfig, annotation_session, labels_path, load_items, make_server
 from lmrbench.cli_common import (
-    DEFAULT_SPLIT,
     ApiBaseOpt,
     ConcOpt,
     FakeOpt,
     JsonOpt,
-    SelectOpt,
-    SinceOpt,
-    SplitOpt,
+    Selection,
     TasksOpt,
     check_keys,
     emit_json,
@@ -29,6 +26,8 @@ from lmrbench.cli_common import (
     load_selected,
     out,
     select_tasks,
+    selection_options,
+    with_options,
 )
 from lmrbench.external import predictions_from_dirs
 from lmrbench.importers.human_eval import Scale, import_labels
@@ -48,18 +47,17 @@ JudgeOpt = Annotated[list[str] | None, typer.Option("--judge", help="Judge model
 
 
 @judge_app.command("run")
+@with_options(selection_options)
 def judge_run_cmd(
+    sel: Selection,
     run_dir: Annotated[Path, typer.Argument(help="The run folder whose predictions are judged.")],
     judge: JudgeOpt = None,
-    tasks: TasksOpt = None,
-    select: SelectOpt = None,
-    split: SplitOpt = DEFAULT_SPLIT,
-    since: SinceOpt = None,
     fake_script: FakeOpt = None,
     concurrency: ConcOpt = 4,
     api_base: ApiBaseOpt = None,
 ) -> None:
     """LLM-as-judge categories 1/2/3 for every prediction of a run, into judgments.jsonl (resumable)."""
+    tasks, select, split, since = sel.unpack()
     check_keys(judge or [], api_base)
     ts = select_tasks(load_selected(tasks, quiet=True), select, split, since, new_work=False)
     run = RunDir(run_dir)

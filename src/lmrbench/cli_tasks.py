@@ -17,13 +17,13 @@ from lmrbench.authoring.fixtures import build_fixtures
 from lmrbench.authoring.lint import lint
 from lmrbench.authoring.lint_run import run_checks
 from lmrbench.cli_common import (
-    DEFAULT_SPLIT,
     CacheOpt,
     EnvOpt,
     FindLinksOpt,
     JsonOpt,
     KernelsOpt,
     PaperOpt,
+    Selection,
     SelectOpt,
     SinceOpt,
     SplitOpt,
@@ -36,6 +36,8 @@ from lmrbench.cli_common import (
     load_selected,
     out,
     select_tasks,
+    selection_options,
+    with_options,
 )
 from lmrbench.envs import EnvBuildError, EnvMode, build_envs
 from lmrbench.envs.build import needs_env
@@ -58,9 +60,10 @@ workspace_app = typer.Typer(help="Workspaces for external agents.", no_args_is_h
 
 
 @tasks_app.command("list")
-def tasks_list(tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT,
-               since: SinceOpt = None, as_json: JsonOpt = False) -> None:
+@with_options(selection_options)
+def tasks_list(sel: Selection, as_json: JsonOpt = False) -> None:
     """List every implementation with its split, category, publication date and reference size."""
+    tasks, select, split, since = sel.unpack()
     ts = load_selected(tasks, select=select, split=split, since=since)
     rows = [row.model_dump(mode="json") for row in task_rows(ts)]
     if as_json:
@@ -120,13 +123,15 @@ def tasks_show(instance: str, tasks: TasksOpt = None, as_json: JsonOpt = False) 
 
 
 @tasks_app.command("lint")
-def tasks_lint(path: Annotated[Path | None, typer.Argument(help="Task folder; default: built-in.")] = None,
-               tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT,
-               since: SinceOpt = None, as_json: JsonOpt = False,
+@with_options(selection_options)
+def tasks_lint(sel: Selection,
+               path: Annotated[Path | None, typer.Argument(help="Task folder; default: built-in.")] = None,
+               as_json: JsonOpt = False,
                run: Annotated[bool, typer.Option("--run", help="Also run each reference and stub (validate): "
                                                  "tests the stub passes, references that fail.")] = False,
                env: EnvOpt = "task") -> None:
     """Report each defect of a task folder, one line each: task or task/index, severity, kind, detail."""
+    tasks, select, split, since = sel.unpack()
     ts = select_tasks(load_selected(path or tasks, quiet=True), select, split, since, new_work=False)
     problems = lint(ts)
     if run:
@@ -142,13 +147,13 @@ def tasks_lint(path: Annotated[Path | None, typer.Argument(help="Task folder; de
 
 
 @tasks_app.command("fixtures")
-def tasks_fixtures(tasks: TasksOpt = None, select: SelectOpt = None,
-    split: SplitOpt = DEFAULT_SPLIT,
-    since: SinceOpt = None,
+@with_options(selection_options)
+def tasks_fixtures(sel: Selection,
                    check: Annotated[bool, typer.Option("--check", help="Compare instead of writing.")] = False,
                    kernels: KernelsOpt = "pinned",
                    ) -> None:
     """Regenerate tests/fixtures of each task from its reference (or check they are up to date)."""
+    tasks, select, split, since = sel.unpack()
     ts = select_tasks(load_selected(tasks), select, split, since, new_work=False)
     ids = {i.task_id for i in ts.select(select)}
     upstream = [i.instance_id for i in ts.select(select) if ts.task(i.task_id).upstream is not None]
@@ -222,12 +227,13 @@ def lint_by_running(ts: TaskSet, select: list[str] | None, env: EnvMode) -> list
 
 
 @env_app.command("build")
-def env_build(tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT,
-                   since: SinceOpt = None, cache: CacheOpt = None,
+@with_options(selection_options)
+def env_build(sel: Selection, cache: CacheOpt = None,
               workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Builds in parallel.")] = 2,
               rebuild: Annotated[bool, typer.Option("--rebuild", help="Build again even when cached.")] = False
               ) -> None:
     """Build (or find cached) one environment per selected original-layout task."""
+    tasks, select, split, since = sel.unpack()
     ts = select_tasks(load_selected(tasks), select, split, since)
     ids = {i.task_id for i in ts.select(select)}
     chosen = [t for t in ts.tasks if t.task_id in ids and needs_env(t, "task")]
@@ -251,11 +257,11 @@ def env_build(tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt 
 
 
 @papers_app.command("fetch")
-def papers_fetch(tasks: TasksOpt = None, select: SelectOpt = None,
-    split: SplitOpt = DEFAULT_SPLIT,
-    since: SinceOpt = None,
+@with_options(selection_options)
+def papers_fetch(sel: Selection,
                  cache: Annotated[Path | None, typer.Option(help="Papers cache folder.")] = None) -> None:
     """Download each task's paper PDF from its paper_url and convert it to per-page text."""
+    tasks, select, split, since = sel.unpack()
     ts = select_tasks(load_selected(tasks), select, split, since)
     bad = 0
     for task_id in dict.fromkeys(i.task_id for i in ts.select(select)):
@@ -270,25 +276,28 @@ def papers_fetch(tasks: TasksOpt = None, select: SelectOpt = None,
 
 
 @workspace_app.command("export")
-def workspace_export(out_dir: Annotated[Path, typer.Option("--out", help="Folder to write workspaces into.")],
-                     tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT,
-                     since: SinceOpt = None, paper: PaperOpt = "full") -> None:
+@with_options(selection_options)
+def workspace_export(sel: Selection,
+                     out_dir: Annotated[Path, typer.Option("--out", help="Folder to write workspaces into.")],
+                     paper: PaperOpt = "full") -> None:
     """Write one ready workspace per implementation (repository, paper.md, INSTRUCTIONS.md)."""
+    tasks, select, split, since = sel.unpack()
     made = export_workspaces(select_tasks(load_selected(tasks), select, split, since), out_dir, select, paper=paper)
     out.print(f"{len(made)} workspace(s) in {out_dir}", highlight=False)
 
 
+@with_options(selection_options)
 def export_cmd(  # registered as the top-level `export` by cli.py
-
+    sel: Selection,
     out_dir: Annotated[Path, typer.Option("--out", help="Folder to write the dataset into (README.md, data/).")],
     fmt: Annotated[Literal["parquet"], typer.Option("--format", help="parquet: a Hugging Face style dataset "
                                                     "(parquet files and a dataset card).")] = "parquet",
     with_solutions: Annotated[bool, typer.Option("--with-solutions", help="Add the golden files, hidden tests and "
                                                  "expected outputs (never show these to a model).")] = False,
-    tasks: TasksOpt = None, select: SelectOpt = None, split: SplitOpt = DEFAULT_SPLIT, since: SinceOpt = None,
 ) -> None:
     """Write the tasks as a dataset: one row per implementation (ids, paper, instruction, masked repository,
     method description, the exact prompt-v1 messages)."""
+    tasks, select, split, since = sel.unpack()
     ts = select_tasks(load_selected(tasks), select, split, since)
     try:
         res = write_dataset(dataset_rows(ts, with_solutions), out_dir, with_solutions)
