@@ -33,7 +33,7 @@ from lmrbench.evaluate.evidence import Lacking
 from lmrbench.evaluate.graders import MAX_RESULTS_BYTES, grader_for
 from lmrbench.evaluate.item import Command, Prepared, RunFacts, RunResult, with_notes
 from lmrbench.evaluate.legacy import refusal
-from lmrbench.records import Evaluation, Grading, Outcome, Prediction, Status, Verdict
+from lmrbench.records import Evaluation, Outcome, Prediction, Status, Verdict
 from lmrbench.rundir import eval_item_name, kept_candidate
 from lmrbench.safefs import read_beneath
 from lmrbench.sandbox import Sandbox, SandboxConfig
@@ -91,16 +91,11 @@ def evaluation_key(task_digest: str, pred: Prediction, config: EvalConfig | None
     return hashlib.sha256(body.encode()).hexdigest()
 
 
-def grading_of(task: Task, impl: Implementation) -> Grading:
-    """Probe files (`probe_*.py`) are graded outside the sandbox; pytest files and the original layout inside."""
-    return task.grading(impl)
-
-
 def prepare(task: Task, impl: Implementation, pred: Prediction, item_dir: Path, log: Path, key: str,
             config: EvalConfig) -> Prepared:
     """Build an item's folder; an unusable prediction is recorded in `invalid`, never raised."""
     p = Prepared(task, impl, pred, key, item_dir.name, item_dir.resolve(), log.resolve(),
-                 config.timeout_s or task.timeout_s, grading_of(task, impl))
+                 config.timeout_s or task.timeout_s, task.grading(impl))
     if p.item_dir.exists():
         shutil.rmtree(p.item_dir)
     p.out.mkdir(parents=True)
