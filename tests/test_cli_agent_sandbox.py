@@ -59,3 +59,28 @@ def test_agent_commands_run_with_the_isolation_and_cache_asked_for(tmp_path, toy
     assert agent_iso is not None and agent_iso["filesystem"] == "bwrap" and agent_iso["network"] == "namespace"
     keys = ("network", "filesystem", "processes", "memory", "capabilities")
     assert {k: agent_iso[k] for k in keys} == {k: eval_iso[k] for k in keys}
+
+
+def test_generate_runs_the_agent_with_the_isolation_asked_for(tmp_path, toy_root):
+    """`generate --solver agent` builds the same SandboxConfig from --isolation as evaluate: under full isolation it
+    refuses before any step exactly as evaluate does, or its trajectory records the full isolation its commands
+    had (a bwrap view and a network namespace)."""
+    args = ("--model", "fake", "--solver", "agent", "--fake-script", str(_script(tmp_path / "s.jsonl")),
+            "--tasks", str(toy_root), "--split", "all", "--isolation", "full", "--run-dir", "gen")
+    res = cli("generate", *args, cwd=tmp_path)
+    try:
+        LocalSandbox(SandboxConfig(isolation="full")).isolation()
+    except IsolationError as exc:
+        assert res.returncode == 2 and str(exc) in res.stderr
+        assert not (tmp_path / "gen" / "predictions.jsonl").exists()
+        preds = tmp_path / "p.jsonl"
+        preds.write_text(json.dumps({"instance_id": "toy/1", "model": "m", "functions": {}}) + "\n")
+        evaluated = cli("evaluate", "--predictions", str(preds), "--tasks", str(toy_root), "--isolation", "full",
+                        cwd=tmp_path)
+        assert evaluated.returncode == 2 and str(exc) in evaluated.stderr
+        return
+    assert res.returncode == 0, res.stderr[-3000:]
+    [pred] = [json.loads(line) for line in (tmp_path / "gen" / "predictions.jsonl").read_text().splitlines()]
+    iso = json.loads((tmp_path / pred["meta"]["trajectory"]).read_text())["isolation"]
+    assert iso is not None and iso["filesystem"] == "bwrap" and iso["network"] == "namespace"
+

@@ -11,6 +11,7 @@ from typing import Any
 from lmrbench.evaluate.apply import make_workspace
 from lmrbench.papers import PaperMode, paper_text
 from lmrbench.records import Prediction
+from lmrbench.rundir import export_name
 from lmrbench.safefs import read_beneath
 from lmrbench.solvers.agent import instructions_text, task_budget
 from lmrbench.solvers.extract import ExtractionError, extract_from_code
@@ -30,7 +31,7 @@ def export_workspaces(tasks: TaskSet, out: Path, patterns: list[str] | None = No
     made = []
     for impl in tasks.select(patterns):
         task = tasks.task(impl.task_id)
-        ws = make_workspace(task, out / impl.instance_id.replace("/", "__"))
+        ws = make_workspace(task, out / export_name(impl.instance_id))
         clash = [name for name in EXTRA_FILES if (ws / name).exists()]
         if clash:
             raise ValueError(f"{impl.instance_id}: the repository already has {clash}")

@@ -8,15 +8,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from lmrbench.budget import Budget
 from lmrbench.jsonl import JsonlWriter, read_lines
 from lmrbench.models.base import Model, ModelSettings, Usage
 from lmrbench.papers import PaperMode, paper_text
-from lmrbench.records import Outcome, Prediction, PredictionMeta
+from lmrbench.records import ItemKey, Outcome, Prediction, PredictionLine, PredictionMeta
 from lmrbench.rundir import RunDir
-from lmrbench.sandbox import LocalSandbox, SandboxConfig
+from lmrbench.sandbox import SandboxConfig
+from lmrbench.sandbox.pool import SandboxPool
 from lmrbench.solvers.agent import AgentLimits, agent_prediction, task_budget
 from lmrbench.solvers.builtin import reference_prediction, stub_prediction
 from lmrbench.solvers.prompt import prompt_prediction
@@ -27,27 +28,19 @@ BUILTIN_MODELS: dict[str, Callable[[Task, Implementation, int], Prediction]] = {
     "reference": reference_prediction, "stub": stub_prediction}
 
 
-RETRIED = (Outcome.MODEL_ERROR, Outcome.HARNESS_ERROR)
-
-
-def done_items(path: Path) -> set[tuple[str, str, int]]:
+def done_items(path: Path) -> set[ItemKey]:
     """(instance, model, sample) already in a predictions file; failed generations are not done (retried). A line
     that names no item is not done either (evaluation records it as an invalid line)."""
     out = set()
     for _, obj, _ in read_lines(path):
-        if not obj or not {"instance_id", "model"} <= obj.keys():
-            continue
         try:
-            item = (str(obj["instance_id"]), str(obj["model"]), int(obj.get("sample", 0)))
-        except (TypeError, ValueError):
+            line = PredictionLine.model_validate(obj)
+        except ValidationError:
             continue
-        meta = obj.get("meta")
-        outcome = meta.get("outcome") if isinstance(meta, dict) else None
-        error = obj.get("error")
-        if error and (outcome in RETRIED or str(error).startswith("model error")):
-            out.discard(item)
+        if line.retried:
+            out.discard(line.item_key)
         else:
-            out.add(item)
+            out.add(line.item_key)
     return out
 
 
@@ -126,11 +119,11 @@ class ModelSolver:
 
     model: Model
     kind: SolverName
-    run_dir: Path
+    run_dir: RunDir | Path
     papers_dir: Path | None = None
     limits: AgentLimits | None = None
     paper: PaperMode = "full"
-    sandbox: SandboxConfig | None = None  # the agent's commands run in LocalSandbox(sandbox): the run's isolation
+    sandbox: SandboxConfig | None = None  # the agent's commands run in the run's sandbox: its isolation, cache
 
     @property
     def name(self) -> str:
@@ -144,7 +137,7 @@ class ModelSolver:
         if self.kind == "prompt":
             return prompt_prediction(task, impl, self.model, paper, sample)
         return agent_prediction(task, impl, self.model, paper, self.run_dir, self.limits, sample,
-                                LocalSandbox(self.sandbox or SandboxConfig()))
+                                SandboxPool(self.sandbox or SandboxConfig(), "cold").cold)
 
 
 def safe_solve(solver: Solver, task: Task, impl: Implementation, sample: int) -> Prediction:
@@ -165,14 +158,14 @@ def harness_error(instance_id: str, model: str, sample: int, why: str) -> Predic
 def generate(
     tasks: TaskSet,
     solver: Solver,
-    run_dir: Path,
+    run_dir: RunDir | Path,
     samples: int = 1,
     concurrency: int = 4,
     patterns: list[str] | None = None,
     on_progress: Callable[[GenerateProgress, Prediction], None] | None = None,
 ) -> GenerateProgress:
     """Generate predictions item by item into run_dir/predictions.jsonl; resumable and safe to interrupt."""
-    out = RunDir(run_dir).predictions
+    out = RunDir.of(run_dir).predictions
     done = done_items(out)
     writer = JsonlWriter(out)
     todo = [(tasks.task(i.task_id), i, s) for i in tasks.select(patterns) for s in range(samples)
@@ -195,16 +188,16 @@ def generate(
     return progress
 
 
-def missing_items(tasks: TaskSet, name: str, run_dir: Path, samples: int = 1,
+def missing_items(tasks: TaskSet, name: str, run_dir: RunDir | Path, samples: int = 1,
                   patterns: list[str] | None = None) -> list[str]:
     """'<instance>#<sample>' of the selection with no usable prediction by `name` yet: never made, or the provider
     failed (model_error). A re-run of the same generation retries exactly these."""
-    done = done_items(RunDir(run_dir).predictions)
+    done = done_items(RunDir.of(run_dir).predictions)
     return [f"{i.instance_id}#{s}" for i in tasks.select(patterns) for s in range(samples)
             if (i.instance_id, name, s) not in done]
 
 
-def generate_with_model(tasks: TaskSet, model: Model, solver: SolverName, run_dir: Path, samples: int = 1,
+def generate_with_model(tasks: TaskSet, model: Model, solver: SolverName, run_dir: RunDir | Path, samples: int = 1,
                         concurrency: int = 4, patterns: list[str] | None = None, papers_dir: Path | None = None,
                         limits: AgentLimits | None = None,
                         on_progress: Callable[[GenerateProgress, Prediction], None] | None = None,

@@ -13,11 +13,31 @@ import json
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, model_validator
 
 from lmrbench.budget import BudgetUse
 from lmrbench.models.base import Usage
 from lmrbench.sandbox.base import Isolation
+
+ItemKey = tuple[str, str, int]
+"""(instance_id, model, sample): one item of a run, the same in every stage's file."""
+
+
+def parse_instance_id(instance_id: str) -> tuple[str, int]:
+    """'<task_id>/<index>' as (task_id, index); ValueError, naming the form, for anything else."""
+    task_id, _, index = instance_id.rpartition("/")
+    if not task_id or not (index.isascii() and index.isdigit()):
+        raise ValueError(f"'{instance_id}' is not an instance id of the form <task>/<index>")
+    return task_id, int(index)
+
+
+def read_instance_id(instance_id: str) -> tuple[str, int]:
+    """The best reading of a possibly malformed id, for the record of a bad line: (task_id, index) when it has
+    that form, else what is before the last '/' (or the whole id) and index 0."""
+    try:
+        return parse_instance_id(instance_id)
+    except ValueError:
+        return instance_id.rpartition("/")[0] or instance_id, 0
 
 
 class Outcome(StrEnum):
@@ -89,6 +109,37 @@ class Prediction(BaseModel):
         body = {"functions": self.functions, "diff": self.diff, "repo_dir": self.repo_dir, "error": self.error}
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
+    @property
+    def item_key(self) -> ItemKey:
+        return (self.instance_id, self.model, self.sample)
+
+
+RETRIED = (Outcome.MODEL_ERROR, Outcome.HARNESS_ERROR)
+
+
+class PredictionLine(BaseModel):
+    """What resuming generation reads of a predictions line: the item it names and whether it failed in a way
+    that is retried. Read leniently (a line that is not a valid Prediction still names its item, and evaluation
+    records it as invalid), so that such a line is not made again."""
+
+    model_config = ConfigDict(extra="ignore", coerce_numbers_to_str=True)
+
+    instance_id: str
+    model: str
+    sample: int = 0
+    error: Any = None
+    meta: Any = None
+
+    @property
+    def item_key(self) -> ItemKey:
+        return (self.instance_id, self.model, self.sample)
+
+    @property
+    def retried(self) -> bool:
+        """A failed generation that a re-run retries: the provider's or the harness's failure."""
+        outcome = self.meta.get("outcome") if isinstance(self.meta, dict) else None
+        return bool(self.error) and (outcome in RETRIED or str(self.error).startswith("model error"))
+
 
 class Status(StrEnum):
     """Outcome of one evaluation.
@@ -106,6 +157,18 @@ class Status(StrEnum):
     TIMEOUT = "timeout"
     INVALID = "invalid_prediction"
     MODEL_ERROR = "model_error"
+
+    @property
+    def column(self) -> str:
+        """The status's short name, as a report's column header."""
+        return "invalid" if self is Status.INVALID else self.value
+
+
+COUNTED_APART = (Status.INVALID, Status.ERROR, Status.TIMEOUT, Status.MODEL_ERROR)
+"""The statuses a report counts in columns of their own, beside the pass rate, in this order."""
+
+NOT_PASSED = "not_passed"
+"""The key beside Status.PASSED where a count is split into passed and not passed (judge vs tests)."""
 
 
 class Grading(StrEnum):
@@ -140,6 +203,38 @@ class LegacyVerdict(BaseModel):
                           "name, or the one log the run wrote under another name).")
 
 
+RunPath = Literal["cold", "warm", "template"]
+"""How an evaluation's command ran: its own cold sandbox, a trusted warm batch, or a pre-warmed template's child."""
+
+
+class ItemFields(BaseModel):
+    """What an evaluation record says about the item itself, known before anything runs."""
+
+    instance_id: str
+    task_id: str
+    index: int
+    model: str
+    sample: int
+    key: str
+    log_path: str = ""
+    grading: Grading = Grading.PYTEST
+    env_substitutions: list[str] = Field(default_factory=list)
+
+
+class Verdict(BaseModel):
+    """What grading decides: the fields of an evaluation record a grader (or a refusal) sets."""
+
+    status: Status
+    tests_passed: int = 0
+    tests_total: int = 0
+    tests_duration_s: float = 0.0
+    reason: str = ""
+    failures: list[str] = Field(default_factory=list)
+    forgeable: bool = False
+    legacy: LegacyVerdict | None = None
+    cause: ErrorCause | None = None
+
+
 class Evaluation(BaseModel):
     """One line of evaluations.jsonl."""
 
@@ -164,7 +259,8 @@ class Evaluation(BaseModel):
         default=False, description="The verdict was computed inside the candidate's process (pytest, legacy)."
     )
     failures: list[str] = Field(default_factory=list, description="The first failing cases, with reasons.")
-    run_path: str = Field(default="cold", description="'cold' (own sandbox) or 'warm' (trusted batch).")
+    run_path: RunPath = Field(default="cold", description="'cold' (own sandbox), 'warm' (trusted batch) or "
+                              "'template' (a pre-warmed template's child, isolated as a cold sandbox).")
     outputs_path: str = Field(default="", description="The probe data kept for re-grading, if any.")
     candidate_path: str = Field(default="", description="The candidate's code as applied, for the judge and report.")
     node: str = Field(default="", description="The Ray node that ran it (--executor ray); empty: this machine.")
@@ -175,6 +271,15 @@ class Evaluation(BaseModel):
     budget: BudgetUse | None = Field(default=None, description="The prediction's budget record (agent settings), "
                                      "carried on for the pass-rate-against-budget curve.")
 
+    @classmethod
+    def of(cls, item: ItemFields, verdict: Verdict, **run: Any) -> Evaluation:
+        """The record of an item with its verdict and what the run gave (exit code, isolation, durations, ...)."""
+        return cls(**item.model_dump(), **verdict.model_dump(), **run)
+
+    @property
+    def item_key(self) -> ItemKey:
+        return (self.instance_id, self.model, self.sample)
+
     @property
     def passed(self) -> bool:
         return self.status is Status.PASSED
@@ -182,6 +287,15 @@ class Evaluation(BaseModel):
     @property
     def share_passed(self) -> float:
         return self.tests_passed / self.tests_total if self.tests_total else 0.0
+
+
+class EvaluationLine(BaseModel):
+    """What resuming evaluation reads of an evaluations line: its key, when the line is a finished record."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    key: StrictStr
+    status: Any
 
 
 class JudgmentStatus(StrEnum):
@@ -209,6 +323,10 @@ class Judgment(BaseModel):
     raw: str = Field(default="", description="The judge's answer as given.")
     usage: Usage = Field(default_factory=Usage)
 
+    @property
+    def item_key(self) -> ItemKey:
+        return (self.instance_id, self.model, self.sample)
+
 
 class HumanLabel(BaseModel):
     """One line of a human-labels JSONL file."""
@@ -221,3 +339,7 @@ class HumanLabel(BaseModel):
     comment: str = Field(default="", description="The annotator's note on the item (`lmrbench annotate`).")
     labelled_at: str = Field(default="", description="When the label was given (ISO 8601, UTC); empty for "
                              "imported labels.")
+
+    @property
+    def item_key(self) -> ItemKey:
+        return (self.instance_id, self.model, self.sample)

@@ -518,8 +518,8 @@ def _probe_case(outputs: dict):
 
 def test_tensor_subclass_relabelling_its_dtype_fails_the_dtype_check():
     torch = pytest.importorskip("torch")
-    from lmrbench.evaluate import probe_runner
     from lmrbench.evaluate.probes import compare_case
+    from lmrbench.sandbox.scripts import probe_runner
 
     class Relabelled(torch.Tensor):
         @property
@@ -543,8 +543,8 @@ def test_tensor_subclass_relabelling_its_dtype_fails_the_dtype_check():
 def test_ndarray_subclass_relabelling_its_dtype_fails_the_dtype_check():
     import numpy as np
 
-    from lmrbench.evaluate import probe_runner
     from lmrbench.evaluate.probes import compare_case
+    from lmrbench.sandbox.scripts import probe_runner
 
     class Relabelled(np.ndarray):
         @property

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 from lmrbench.checks import CheckSet, close
-from lmrbench.evaluate import probe_runner
 from lmrbench.evaluate.probes import (
     CaseData,
     CaseSpec,
@@ -27,6 +26,7 @@ from lmrbench.evaluate.probes import (
 )
 from lmrbench.evaluate.runner import EvalConfig, evaluate_one
 from lmrbench.records import Grading, Prediction, Status
+from lmrbench.sandbox.scripts import probe_runner
 from lmrbench.solvers.builtin import reference_prediction
 
 RIGHT = "return [x + k * y for x, y in zip(a, b)]"

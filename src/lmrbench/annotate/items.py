@@ -18,7 +18,7 @@ from lmrbench.evaluate.batch import latest_evaluations, load_predictions
 from lmrbench.evaluate.candidate import candidate_code, kept_candidates
 from lmrbench.judge.run import load_judgments, reference_code
 from lmrbench.papers import PaperText, paper_text
-from lmrbench.records import Evaluation, Judgment, Prediction
+from lmrbench.records import Evaluation, Judgment, Prediction, read_instance_id
 from lmrbench.rundir import RunDir
 from lmrbench.safefs import read_tail
 from lmrbench.tasks.loader import TaskSet
@@ -138,13 +138,13 @@ def _read_run(run: RunDir, tasks: TaskSet) -> _RunFiles:
         raise RunFolderError(f"{run.root}: no such folder (give a run folder made by `lmrbench run`)")
     if not run.predictions.is_file():
         raise RunFolderError(f"{run.root} is not a run folder: it has no predictions.jsonl")
-    preds = {(p.instance_id, p.model, p.sample): p for p in load_predictions(run.predictions, tasks)[0]}
+    preds = {p.item_key: p for p in load_predictions(run.predictions, tasks)[0]}
     if not preds:
         raise RunFolderError(f"{run.predictions}: no prediction of a task in the task set (wrong --tasks?)")
     judged: dict[Key, list[Judgment]] = {}
     for j in load_judgments(run.judgments):
-        judged.setdefault((j.instance_id, j.model, j.sample), []).append(j)
-    evals = {(e.instance_id, e.model, e.sample): e for e in latest_evaluations(run.evaluations)}
+        judged.setdefault(j.item_key, []).append(j)
+    evals = {e.item_key: e for e in latest_evaluations(run.evaluations)}
     return _RunFiles(preds, evals, judged, kept_candidates(run))
 
 
@@ -191,7 +191,7 @@ def load_items(run_dir: Path, tasks: TaskSet) -> list[Item]:
     when RUN_DIR holds nothing to label."""
     run = RunDir(run_dir)
     files = _read_run(run, tasks)
-    keys = sorted(files.predictions, key=lambda k: (k[0].rpartition("/")[0], int(k[0].rpartition("/")[2]), *k[1:]))
+    keys = sorted(files.predictions, key=lambda k: (*read_instance_id(k[0]), *k[1:]))
     papers: dict[str, PaperText] = {}  # one paper text per task (an original task's PDF is parsed once)
     return [Item(view=_view(n, run, tasks, files, key, papers),
                  verdict=_verdict(files.evaluations.get(key), files.judgments.get(key, [])))

@@ -49,7 +49,7 @@ def read_labels(path: Path) -> list[HumanLabel]:
 
 def latest_for(labels: list[HumanLabel], annotator: str) -> dict[Key, HumanLabel]:
     """One annotator's latest label per item."""
-    return {(lab.instance_id, lab.model, lab.sample): lab for lab in labels if lab.annotator == annotator}
+    return {lab.item_key: lab for lab in labels if lab.annotator == annotator}
 
 
 def resume_position(keys: list[Key], done: dict[Key, HumanLabel]) -> int:

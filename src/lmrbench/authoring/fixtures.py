@@ -16,7 +16,7 @@ from lmrbench.authoring.fixture_compare import Same, compare_files
 from lmrbench.evaluate.apply import apply_prediction, make_workspace
 from lmrbench.evaluate.grading import grade_probe_data
 from lmrbench.evaluate.probes import ProbeData, expected_path, parse_probe_output, read_capped
-from lmrbench.evaluate.runner import EvalConfig, grading_of, prepare, run_cold, shared_pool
+from lmrbench.evaluate.runner import EvalConfig, prepare, run_cold, shared_pool
 from lmrbench.records import Grading, Status
 from lmrbench.sandbox import SandboxConfig
 from lmrbench.solvers.builtin import reference_prediction
@@ -90,9 +90,9 @@ def _expected(task: Task, check: bool, sandbox_config: SandboxConfig | None) -> 
     assert task.tests_dir is not None
     problems = []
     for impl in task.implementations:
-        if grading_of(task, impl) is not Grading.PROBE:
+        if task.grading(impl) is not Grading.PROBE:
             continue
-        rel = str(Path(impl.unit_test_file).relative_to(task.tests_dir.relative_to(task.root)))
+        rel = str(task.test_rel(impl.unit_test_file))
         target = expected_path(task.tests_dir, rel)
         new = reference_outputs(task, impl, sandbox_config)
         if isinstance(new, str):

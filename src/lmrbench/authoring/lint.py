@@ -142,6 +142,6 @@ def lint(tasks: TaskSet) -> list[Problem]:
                 out += lint_probe_files(task, impl)
             elif task.layout is Layout.LMRBENCH and task.upstream is None:  # the original's: lint_original
                 out += _body_elsewhere(task, impl) + _our_checks(task, impl) + context_misses_imports(task, impl)
-                if Path(impl.unit_test_file).name.startswith("probe_"):
+                if impl.is_probe:
                     out += lint_probe_files(task, impl)
     return out

@@ -17,13 +17,7 @@ TESTING_MODULES = ("pytest", "torch.testing", "numpy.testing", "unittest", "lmrb
 
 def _sandbox_py_files(task: Task) -> list[Path]:
     assert task.tests_dir is not None
-    out = []
-    for path in sorted(task.tests_dir.rglob("*.py")):
-        rel = path.relative_to(task.tests_dir)
-        if rel.parts[0] == "expected" or path.name.startswith("check_") or "__pycache__" in rel.parts:
-            continue
-        out.append(path)
-    return out
+    return [task.tests_dir / rel for rel in task.sandbox_files() if rel.suffix == ".py"]
 
 
 def _imports(node: ast.AST) -> list[str]:
@@ -81,7 +75,7 @@ def _idle_checks(task: Task, impl: Implementation, data: ProbeData) -> list[Prob
     """A check whose pattern matches no case never runs: it would look like a proof and prove nothing."""
     assert task.tests_dir is not None
     cases = list(data.cases)
-    rel = str(Path(impl.unit_test_file).relative_to(task.tests_dir.relative_to(task.root)))
+    rel = str(task.test_rel(impl.unit_test_file))
     return [Problem(task.task_id, impl.index, "check-matches-nothing", f"check pattern '{pattern}' matches no case")
             for pattern in task_checks(task.tests_dir, rel).patterns() if not any(matches(c, pattern) for c in cases)]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lmrbench.authoring.validate import ValidateConfig, validate
-from lmrbench.records import Status
+from lmrbench.records import Status, parse_instance_id
 from lmrbench.tasks.problems import Problem
 from lmrbench.tasks.schema import Implementation, Task
 
@@ -20,11 +20,11 @@ def run_checks(impls: list[tuple[Task, Implementation]], workers: int = 1,
     cfg = ValidateConfig(repeat=1, wrong=False, mutants=False, workers=workers, warm=False)
     out = []
     for res in validate(impls, cfg, tick=tick):
-        task_id, _, index = res.instance_id.rpartition("/")
+        task_id, index = parse_instance_id(res.instance_id)
         if res.stub_status is Status.PASSED:
-            out.append(Problem(task_id, int(index), "stub-passes", "the masked code passes the test: it does not "
+            out.append(Problem(task_id, index, "stub-passes", "the masked code passes the test: it does not "
                                "discriminate"))
         if res.reference_passed < res.reference_runs:
             why = "; ".join(res.reference_reasons) or "no reason recorded"
-            out.append(Problem(task_id, int(index), "reference-fails", why[:300]))
+            out.append(Problem(task_id, index, "reference-fails", why[:300]))
     return out

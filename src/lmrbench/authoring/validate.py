@@ -16,7 +16,7 @@ from lmrbench.authoring.mutants import mutants
 from lmrbench.evaluate.runner import EvalConfig, evaluate_one
 from lmrbench.evaluate.warm import evaluate_warm_many
 from lmrbench.records import Evaluation, Prediction, Status
-from lmrbench.sandbox import LocalSandbox
+from lmrbench.sandbox.pool import SandboxPool
 from lmrbench.solvers.builtin import code_prediction, edited_prediction, reference_prediction, stub_prediction
 from lmrbench.tasks.schema import Implementation, Layout, Task, TaskFormatError
 from lmrbench.tasks.source import SourceError, extract
@@ -180,7 +180,7 @@ def _batches(jobs: list[_Job], cfg: ValidateConfig) -> list[list[_Job]]:
 
 
 def _run(jobs: list[_Job], cfg: ValidateConfig, ecfg: EvalConfig, tick: Callable[[str], None] | None) -> None:
-    sandbox = LocalSandbox(ecfg.sandbox)
+    sandbox = SandboxPool(ecfg.sandbox, "cold").cold
     with tempfile.TemporaryDirectory(prefix="lmrbench-validate-") as tmp:
         work, logs = Path(tmp) / "work", Path(tmp) / "logs"
 

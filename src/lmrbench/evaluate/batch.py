@@ -11,9 +11,9 @@ from pydantic import ValidationError
 from lmrbench.evaluate.executors import EvalItem, ExecutorConfig, make_executor
 from lmrbench.evaluate.runner import EvalConfig, evaluation_key, task_hash
 from lmrbench.jsonl import JsonlWriter, Record, read_lines, read_records
-from lmrbench.records import Evaluation, Prediction, Status
+from lmrbench.records import Evaluation, EvaluationLine, ItemKey, Prediction, Status, read_instance_id
 from lmrbench.rundir import RunDir, latest_records
-from lmrbench.sandbox import LocalSandbox
+from lmrbench.sandbox.pool import check_isolation
 from lmrbench.tasks.loader import TaskSet
 
 Progress = Callable[[Evaluation], None]
@@ -27,11 +27,11 @@ def _short(value: object, n: int = 200) -> str:
 def _invalid(line_no: int, reason: str, raw: dict | None) -> Evaluation:
     raw = raw or {}
     iid = _short(raw.get("instance_id", f"<line {line_no}>"))
-    task_id, _, idx = iid.rpartition("/")
+    task_id, index = read_instance_id(iid)
     sample = _short(raw.get("sample", 0), 12)
     key = hashlib.sha256(f"invalid|{line_no}|{_short(reason, 2000)}|{_short(raw, 10_000)}".encode()).hexdigest()
     return Evaluation(
-        instance_id=iid, task_id=task_id or iid, index=int(idx) if idx.isdigit() else 0,
+        instance_id=iid, task_id=task_id, index=index,
         model=_short(raw.get("model", "?")), sample=int(sample) if sample.isdigit() else 0,
         key=key, status=Status.INVALID, reason=f"predictions line {line_no}: {_short(reason, 2000)}",
     )
@@ -56,7 +56,7 @@ def _parse(rec: Record, tasks: TaskSet) -> Prediction | Evaluation:
 
 def load_predictions(path: Path, tasks: TaskSet) -> tuple[list[Prediction], list[Evaluation]]:
     """Valid predictions, and an INVALID evaluation for each line that doesn't parse or names no task."""
-    preds: dict[tuple[str, str, int], Prediction] = {}
+    preds: dict[ItemKey, Prediction] = {}
     invalid = []
     for rec in read_records(path):
         try:
@@ -66,30 +66,42 @@ def load_predictions(path: Path, tasks: TaskSet) -> tuple[list[Prediction], list
         if isinstance(item, Evaluation):
             invalid.append(item)
         else:
-            preds[(item.instance_id, item.model, item.sample)] = item  # a later line for the same item wins
+            preds[item.item_key] = item  # a later line for the same item wins
     return list(preds.values()), invalid
 
 
 def done_keys(path: Path) -> set[str]:
-    return {obj["key"] for _, obj, _ in read_lines(path) if obj and isinstance(obj.get("key"), str) and "status" in obj}
+    """The keys of the finished records in an evaluations file (a line that is not one is not finished)."""
+    done = set()
+    for _, obj, _ in read_lines(path):
+        try:
+            done.add(EvaluationLine.model_validate(obj).key)
+        except ValidationError:
+            continue
+    return done
 
 
 def evaluate_predictions(
     preds: list[Prediction],
     tasks: TaskSet,
-    out: Path,
-    work_dir: Path,
-    log_dir: Path,
+    run: RunDir | Path,
+    work_dir: Path | None = None,
+    log_dir: Path | None = None,
     config: EvalConfig | None = None,
     workers: int = 1,
     on_result: Progress | None = None,
     extra: list[Evaluation] | None = None,
     executor_config: ExecutorConfig | None = None,
 ) -> list[Evaluation]:
-    """Evaluate what is not yet in `out` (keyed by content hash) and append the results. `workers` is used when
-    no `executor_config` is given (local threads)."""
+    """Evaluate what is not yet in the run's evaluations file (keyed by content hash) and append the results.
+    `run` is the run folder; given as the path of an evaluations file instead, the run folder is that file's
+    folder, and `work_dir` and `log_dir` place the scratch and log folders. `workers` is used when no
+    `executor_config` is given (local threads)."""
+    if not isinstance(run, RunDir):
+        run = RunDir.for_evaluations(run, work_dir, log_dir)
+    out = run.evaluations
     config = config or EvalConfig()
-    LocalSandbox(config.sandbox).isolation()  # raises IsolationError before any work when 'full' cannot be had
+    check_isolation(config.sandbox)  # raises IsolationError before any work when 'full' cannot be had
     writer = JsonlWriter(out)
     finished = done_keys(out)
     results: list[Evaluation] = []
@@ -116,8 +128,7 @@ def evaluate_predictions(
             finished.add(key)
             todo.append(EvalItem(task, impl, pred, key))
 
-    executor = make_executor(executor_config or ExecutorConfig(workers=workers), config, work_dir, log_dir)
-    run = RunDir(out.parent)
+    executor = make_executor(executor_config or ExecutorConfig(workers=workers), config, run.work, run.logs)
     budgets = {item.key: item.pred.meta.budget for item in todo}  # carried on from the prediction
     for ev in executor.run(todo):  # paths inside the run folder are stored relative: the folder can be moved
         ev = ev.model_copy(update={"log_path": run.relative(ev.log_path),
@@ -133,4 +144,4 @@ def evaluate_predictions(
 
 def latest_evaluations(path: Path) -> list[Evaluation]:
     """Every evaluation in a file; for a repeated (instance, model, sample) the last one wins."""
-    return latest_records(path, Evaluation, lambda ev: (ev.instance_id, ev.model, ev.sample))
+    return latest_records(path, Evaluation, lambda ev: ev.item_key)

@@ -68,10 +68,10 @@ def candidate_code(task: Task, impl: Implementation, pred: Prediction, repo_root
 def kept_candidates(run: RunDir) -> dict[tuple[str, str, int], str]:
     """(instance, model, sample) -> the candidate code the evaluation stage kept, for every evaluated item."""
     out = {}
-    for ev in latest_records(run.evaluations, Evaluation, lambda e: (e.instance_id, e.model, e.sample)):
+    for ev in latest_records(run.evaluations, Evaluation, lambda e: e.item_key):
         if ev.candidate_path:
             try:
-                out[(ev.instance_id, ev.model, ev.sample)] = read_file(run.resolve(ev.candidate_path),
+                out[ev.item_key] = read_file(run.resolve(ev.candidate_path),
                                                                        MAX_CANDIDATE_BYTES).decode("utf-8", "replace")
             except (OSError, ValueError):
                 continue

@@ -26,7 +26,7 @@ from lmrbench import __version__
 from lmrbench.evaluate.probes import read_capped
 from lmrbench.evaluate.runner import EvalConfig, SandboxPool, evaluate_one, task_hash
 from lmrbench.raycluster import connect, cpu_node_strategies
-from lmrbench.records import Evaluation, Prediction, Status
+from lmrbench.records import Evaluation, Prediction, Status, read_instance_id
 from lmrbench.tasks.loader import load_task
 from lmrbench.tasks.schema import Implementation, Task, TaskEnv
 
@@ -68,8 +68,8 @@ class Executor(Protocol):
 
 def error_record(pred: Prediction, key: str, where: str, exc: BaseException) -> Evaluation:
     """The record of an item whose evaluation the harness itself (or a Ray node) could not finish."""
-    task_id, _, idx = pred.instance_id.rpartition("/")
-    return Evaluation(instance_id=pred.instance_id, task_id=task_id, index=int(idx) if idx.isdigit() else 0,
+    task_id, index = read_instance_id(pred.instance_id)
+    return Evaluation(instance_id=pred.instance_id, task_id=task_id, index=index,
                       model=pred.model, sample=pred.sample, key=key, status=Status.ERROR,
                       reason=f"{where} error: {type(exc).__name__}: {str(exc)[:500]}")
 

@@ -94,7 +94,7 @@ def load_expected(task: Task, probe_rel: str) -> ProbeData:
     """The reference's outputs for one probe file (trusted: written by `lmrbench tasks fixtures`); parsed once
     per file version."""
     assert task.tests_dir is not None
-    rel = str(Path(probe_rel).relative_to(task.tests_dir.relative_to(task.root)))
+    rel = str(task.test_rel(probe_rel))
     path = expected_path(task.tests_dir, rel)
     try:
         st = path.stat()
@@ -120,7 +120,7 @@ def grade_probe_data(task: Task, probe_rel: str, got: ProbeData, exit_code: int 
     if got.problem:
         return Grade(Status.TIMEOUT if timed_out else Status.FAILED, 0, total, 0.0, got.problem)
     assert task.tests_dir is not None
-    rel = str(Path(probe_rel).relative_to(task.tests_dir.relative_to(task.root)))
+    rel = str(task.test_rel(probe_rel))
     results = check_cases(got, want, task_checks(task.tests_dir, rel))
     passed = sum(r.passed for r in results)
     failures = [f"{r.name}: {r.reason}" for r in results if not r.passed][:MAX_FAILURES]

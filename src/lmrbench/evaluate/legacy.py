@@ -15,11 +15,10 @@ import shutil
 import sys
 from collections.abc import Container
 from pathlib import Path
-from typing import Any
 
 from lmrbench.evaluate.causes import Cause, classify_output
 from lmrbench.evaluate.grading import legacy_verdict
-from lmrbench.records import ErrorCause, LegacyVerdict, Status
+from lmrbench.records import ErrorCause, LegacyVerdict, Status, Verdict
 from lmrbench.safefs import read_tail
 from lmrbench.tasks.fixture_refs import FixtureRef, FixtureState, fixture_refs
 from lmrbench.tasks.schema import Implementation, Task
@@ -83,11 +82,11 @@ def _read_tail(path: Path) -> str:
         return ""
 
 
-def refusal(cause: Cause, log: Path) -> dict[str, Any]:
-    """Result fields of an implementation that was not run; the reason is also the log."""
+def refusal(cause: Cause, log: Path) -> Verdict:
+    """The verdict of an implementation that was not run; the reason is also the log."""
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(cause.reason + "\n", encoding="utf-8")
-    return dict(status=Status.ERROR, cause=cause.cause, reason=cause.reason, tests_passed=0, tests_total=1)
+    return Verdict(status=Status.ERROR, cause=cause.cause, reason=cause.reason, tests_passed=0, tests_total=1)
 
 
 def _not_passed(task: Task, ws: Path, output: str, refs: list[FixtureRef], lacking: Container[str]
@@ -114,21 +113,23 @@ def prepare_logs(impl: Implementation, ws: Path) -> None:
     _clear_logs(ws / Path(impl.unit_test_file).parent / "logs")
 
 
-def legacy_fields(task: Task, impl: Implementation, ws: Path, log: Path, exit_code: int | None,
-                  timed_out: bool, lacking: Container[str]) -> dict[str, Any]:
-    """Grade one finished original-layout run: the Evaluation fields it decides."""
+def legacy_grade(task: Task, impl: Implementation, ws: Path, log: Path, exit_code: int | None,
+                      timed_out: bool, lacking: Container[str]) -> Verdict:
+    """Grade one finished original-layout run."""
     test = Path(impl.unit_test_file)
     logs_dir = ws / test.parent / "logs"
     found = find_log(logs_dir, test.stem)
     verdict: LegacyVerdict = legacy_verdict(found or logs_dir / f"{test.stem}.log", exit_code, root=ws)
     verdict.log_file = found.name if found else ""
-    fields: dict[str, Any] = dict(tests_passed=int(verdict.strict), tests_total=1, legacy=verdict, forgeable=True)
+    base = Verdict(status=Status.FAILED, tests_passed=int(verdict.strict), tests_total=1, legacy=verdict,
+                   forgeable=True)
     if timed_out:
-        return fields | dict(status=Status.TIMEOUT, reason="wall-clock timeout")
+        return base.model_copy(update={"status": Status.TIMEOUT, "reason": "wall-clock timeout"})
     if verdict.strict:
-        return fields | dict(status=Status.PASSED, reason="")
+        return base.model_copy(update={"status": Status.PASSED})
     why = f"legacy: log_rule={verdict.log_rule}, exit code {exit_code}"
     cause = _not_passed(task, ws, _read_tail(log), fixture_refs(task.repo_dir, impl.unit_test_file), lacking)
     if cause is not None:
-        return fields | dict(status=Status.ERROR, cause=cause.cause, reason=f"{cause.reason} ({why})")
-    return fields | dict(status=Status.FAILED, reason=why)
+        return base.model_copy(update={"status": Status.ERROR, "cause": cause.cause,
+                                       "reason": f"{cause.reason} ({why})"})
+    return base.model_copy(update={"reason": why})

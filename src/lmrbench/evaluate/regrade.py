@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from lmrbench.evaluate.batch import latest_evaluations
-from lmrbench.evaluate.grading import grade_probe_data
-from lmrbench.evaluate.probes import read_capped, read_probe_output
-from lmrbench.evaluate.runner import RunFacts, with_notes
+from lmrbench.evaluate.graders import ProbeGrader
+from lmrbench.evaluate.item import with_notes
 from lmrbench.records import Evaluation, Grading, Status
 from lmrbench.rundir import RunDir
 from lmrbench.tasks.loader import TaskSet
@@ -23,28 +22,20 @@ class Regraded(BaseModel):
     same: bool = Field(description="Status, tests passed/total, reason and failures all equal.")
 
 
-def _facts(outputs: Path) -> RunFacts | None:
-    raw = read_capped(outputs.with_suffix(".run.json"), 1024 * 1024)
-    try:
-        return RunFacts.model_validate_json(raw) if raw is not None else None
-    except ValidationError:
-        return None
-
-
 def regrade_one(ev: Evaluation, tasks: TaskSet, run_dir: Path) -> Evaluation:
     """The evaluation with its verdict recomputed from its kept probe data (unchanged if it has none)."""
     if ev.grading is not Grading.PROBE or not ev.outputs_path or ev.status is Status.INVALID:
         return ev
     outputs = RunDir(run_dir).resolve(ev.outputs_path)
-    facts = _facts(outputs)
+    probe = ProbeGrader()
+    facts = probe.kept_facts(outputs)
     if facts is None:
         return ev.model_copy(update={"status": Status.ERROR, "reason": f"regrade: no run facts beside {outputs}"})
     task, impl = tasks.resolve(ev.instance_id)
-    g = grade_probe_data(task, impl.unit_test_file, read_probe_output(outputs), facts.exit_code, facts.timed_out,
-                         set(facts.lacking))
-    reason = with_notes(g.reason, facts.limits_hit, facts.tampered)
-    return ev.model_copy(update={"status": g.status, "tests_passed": g.passed, "tests_total": g.total,
-                                 "tests_duration_s": g.tests_duration_s, "reason": reason, "failures": g.failures})
+    v = probe.grade_data(task, impl, outputs, facts.exit_code, facts.timed_out, set(facts.lacking))
+    reason = with_notes(v.reason, facts.limits_hit, facts.tampered)
+    return ev.model_copy(update={"status": v.status, "tests_passed": v.tests_passed, "tests_total": v.tests_total,
+                                 "tests_duration_s": v.tests_duration_s, "reason": reason, "failures": v.failures})
 
 
 def regrade_run(run_dir: Path, tasks: TaskSet) -> list[Regraded]:

@@ -23,37 +23,27 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from lmrbench.evaluate.graders import grader_for
 from lmrbench.evaluate.grading import load_expected
+from lmrbench.evaluate.item import Prepared, RunResult
 from lmrbench.evaluate.probes import ProbeData, compare_case, parse_probe_output, read_capped
-from lmrbench.evaluate.runner import (
-    EvalConfig,
-    Prepared,
-    RunResult,
-    before_run,
-    command,
-    evaluation_key,
-    finish,
-    prepare,
-    task_hash,
-    workspace_name,
-)
-from lmrbench.records import Evaluation, Grading, Prediction, Status
-from lmrbench.sandbox import LocalSandbox, Sandbox
+from lmrbench.evaluate.runner import EvalConfig, command, evaluation_key, finish, prepare, task_hash
+from lmrbench.records import Evaluation, Prediction, Status, Verdict
+from lmrbench.rundir import eval_item_name
+from lmrbench.sandbox import Sandbox
 from lmrbench.sandbox.base import Isolation
+from lmrbench.sandbox.pool import SandboxPool, warm_preload
+from lmrbench.sandbox.scripts import script
 from lmrbench.tasks.schema import Implementation, Layout, Task
 
-SERVER = Path(__file__).with_name("warm_server.py")
-PRELOAD = ("numpy", "scipy", "torch", "torch._dynamo", "pandas")  # _dynamo: what a torch optimizer imports on first use
+SERVER = script("warm_server.py")
 
 
 def preload_for(tasks: list[Task]) -> list[str]:
     """What a warm batch of these tasks imports once: the preloadable libraries their requirements declare (no
     torch for a batch of tasks that do not use it; a torch import is ~2.5 s of CPU)."""
-    wanted = {r for task in tasks for r in task.requirements}
-    if "torch" in wanted:
-        wanted.add("torch._dynamo")
     declared = [m for task in tasks if task.upstream is not None for m in task.upstream.preload]
-    return [name for name in PRELOAD if name in wanted] + list(dict.fromkeys(declared))
+    return warm_preload((r for task in tasks for r in task.requirements), declared)
 
 
 def evaluate_warm(
@@ -94,7 +84,7 @@ def evaluate_warm_many(
         raise ValueError(f"a warm batch runs one interpreter: its tasks' environments differ ({sorted(map(str, envs))})"
                          )
     config = config or EvalConfig()
-    sandbox = sandbox or LocalSandbox(config.sandbox)
+    sandbox = sandbox or SandboxPool(config.sandbox, "cold").cold  # trusted code: one cold sandbox per batch
     digests: dict[str, str] = {}
     first = items[0][0].task_id if items else "empty"
     batch = work_dir.resolve() / f"{first}__warm__{uuid.uuid4().hex[:10]}"
@@ -108,7 +98,7 @@ def evaluate_warm_many(
                 digests[task.task_id] = task_hash(task)
             digest = digests[task.task_id]
             key = evaluation_key(digest, pred, config)
-            name = workspace_name(task, impl, pred, key)
+            name = eval_item_name(task.task_id, impl.index, pred.model, pred.sample, key)
             conf = config if not timeouts or timeouts[n] is None else config.model_copy(
                 update={"timeout_s": timeouts[n]})
             prepared.append(prepare(task, impl, pred, batch / f"j{n}", log_dir.resolve() / f"{name}.log", key, conf))
@@ -129,8 +119,8 @@ def _finish(p: Prepared, row: dict[str, Any] | None, isolation: Isolation | None
     job_log = p.item_dir / "job.log"
     p.log.write_bytes(read_capped(job_log) or b"")
     if row is None:  # the server itself died or ran out of time before this job
-        return Evaluation(**p.base_fields(), status=Status.ERROR, isolation=isolation, run_path="warm",
-                          reason=f"warm server ended early; see {server_log}")
+        return Evaluation.of(p.item, Verdict(status=Status.ERROR, reason=f"warm server ended early; see {server_log}"),
+                             isolation=isolation, run_path="warm")
     result = RunResult(row["exit_code"], row["timed_out"], row["duration_s"], isolation, "warm")
     ev = finish(p, result, time.monotonic() - row["duration_s"])
     if row.get("stopped"):
@@ -202,11 +192,10 @@ def _serve(prepared: list[Prepared], batch: Path, log_dir: Path, sandbox: Sandbo
     for n, p in enumerate(prepared):
         if p.invalid:
             continue
-        before_run(p)
         cmd = command(p)
         job = {"id": n, "cwd": str(p.ws), "log": str(p.item_dir / "job.log"), "timeout": p.timeout,
                "argv": cmd.argv, "env": cmd.env}
-        if stops[n] and p.grading is Grading.PROBE:
+        if stops[n] and grader_for(p.grading).watchable:
             job["stop_file"] = str(batch / "_stop" / f"j{n}")
             watched.append((p, batch / "_stop" / f"j{n}"))
         jobs.append(job)

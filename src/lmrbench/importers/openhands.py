@@ -187,19 +187,18 @@ def _diff(pristine: Path, revised: Path) -> str:
 
 def _predictions(task: Task, line: dict, model: str) -> list[Prediction]:
     error = line.get("error")
-    meta: dict[str, Any] = {"solver": "openhands", "trajectory": str(line.get("instance_id"))}
+    meta = PredictionMeta(solver="openhands", trajectory=str(line.get("instance_id")))
     if error not in (None, "", "None"):
         why = f"the agent's run ended in an error: {str(error)[:300]}"
-        return [Prediction(instance_id=i.instance_id, model=model, error=why, meta=PredictionMeta.model_validate(meta))
+        return [Prediction(instance_id=i.instance_id, model=model, error=why, meta=meta)
                 for i in task.implementations]
     with tempfile.TemporaryDirectory(prefix="lmrbench-openhands-") as tmp:
         ws = Path(tmp) / "repo"
         shutil.copytree(task.repo_dir, ws, symlinks=True)
         stats = _replay(task, _events(line.get("history")), ws)
         diff = _diff(task.repo_dir, ws)
-    meta["replay"] = stats.model_dump()
-    return [Prediction(instance_id=i.instance_id, model=model, diff=diff, meta=PredictionMeta.model_validate(meta))
-            for i in task.implementations]
+    meta = meta.model_copy(update={"replay": stats.model_dump()})
+    return [Prediction(instance_id=i.instance_id, model=model, diff=diff, meta=meta) for i in task.implementations]
 
 
 def from_openhands(path: Path, tasks: TaskSet, model: str) -> ImportResult:

@@ -99,7 +99,7 @@ def _resolve(labels: list[HumanLabel], judged: set[Item]) -> dict[str, dict[Item
     out: dict[str, dict[Item, int]] = defaultdict(dict)
     for lab in labels:
         if lab.model:
-            out[lab.annotator][(lab.instance_id, lab.model, lab.sample)] = lab.category
+            out[lab.annotator][lab.item_key] = lab.category
         else:
             for item in judged:
                 if item[0] == lab.instance_id and item[2] == lab.sample:
@@ -112,7 +112,7 @@ def agreement_table(judgments: list[Judgment], labels: list[HumanLabel]) -> list
     judges: dict[str, dict[Item, int]] = defaultdict(dict)
     for j in judgments:
         if j.status is JudgmentStatus.OK and j.category is not None:
-            judges[j.judge][(j.instance_id, j.model, j.sample)] = j.category
+            judges[j.judge][j.item_key] = j.category
     judged = {i for d in judges.values() for i in d}
     humans = _resolve(labels, judged)
     rows = [agreement(jn, jd, hn, hd) for jn, jd in sorted(judges.items()) for hn, hd in sorted(humans.items())]
@@ -149,7 +149,7 @@ def latest_human_labels(labels: list[HumanLabel]) -> dict[str, dict[Item, int]]:
     """Per annotator, each item's latest label (a re-label appends a line; the last one wins)."""
     out: dict[str, dict[Item, int]] = defaultdict(dict)
     for lab in labels:
-        out[lab.annotator][(lab.instance_id, lab.model, lab.sample)] = lab.category
+        out[lab.annotator][lab.item_key] = lab.category
     return dict(out)
 
 

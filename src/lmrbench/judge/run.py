@@ -125,7 +125,7 @@ def judge_run(run_dir: Path, tasks: TaskSet, judges: list[Model], concurrency: i
         futures = []
         for pred in preds:
             task, impl = tasks.resolve(pred.instance_id)
-            candidate = kept.get((pred.instance_id, pred.model, pred.sample))
+            candidate = kept.get(pred.item_key)
             if candidate is None:  # not evaluated yet (judging needs no evaluation): apply it here
                 candidate = candidate_code(task, impl, pred, run.workspaces)
             for judge in judges:

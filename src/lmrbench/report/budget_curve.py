@@ -37,10 +37,10 @@ class BudgetCurve(BaseModel):
 
 def _records(evals: list[Evaluation], preds: list[Prediction]) -> dict[str, list[tuple[Evaluation, BudgetUse]]]:
     """Per model, its evaluations with a budget record (the evaluation's own, else its prediction's)."""
-    by_pred = {(p.instance_id, p.model, p.sample): p.meta.budget for p in preds}
+    by_pred = {p.item_key: p.meta.budget for p in preds}
     out: dict[str, list[tuple[Evaluation, BudgetUse]]] = defaultdict(list)
     for ev in evals:
-        use = ev.budget or by_pred.get((ev.instance_id, ev.model, ev.sample))
+        use = ev.budget or by_pred.get(ev.item_key)
         if use is not None:
             out[ev.model].append((ev, use))
     return out

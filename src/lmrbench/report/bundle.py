@@ -1,4 +1,5 @@
-"""Everything a report shows, gathered from one or several run directories (re-runs nothing)."""
+"""Everything a report shows, gathered from one or several run directories (re-runs nothing), and the report's
+files: markdown, CSV, JSON and the HTML page (html.py)."""
 
 from __future__ import annotations
 
@@ -8,46 +9,22 @@ import difflib
 import io
 from pathlib import Path
 
-from pydantic import BaseModel, Field
-
 from lmrbench.evaluate.batch import latest_evaluations, load_predictions
 from lmrbench.evaluate.candidate import candidate_code, kept_candidates
-from lmrbench.judge.agreement import Agreement, agreement_table
+from lmrbench.judge.agreement import agreement_table
 from lmrbench.judge.run import load_judgments, reference_code
-from lmrbench.records import Evaluation, HumanLabel, Judgment, Prediction
+from lmrbench.records import COUNTED_APART, Evaluation, HumanLabel, Judgment, Prediction, Status
 from lmrbench.report import strict_json
-from lmrbench.report.budget_curve import BudgetCurve, budget_curves, budget_markdown
+from lmrbench.report.budget_curve import budget_curves, budget_markdown
+from lmrbench.report.data import FORGEABLE_NOTE, LOG_TAIL_BYTES, Drill, ReportData
+from lmrbench.report.html import render
 from lmrbench.report.scoring import ModelScore, score_run
 from lmrbench.rundir import RunDir
 from lmrbench.safefs import read_tail
 from lmrbench.tasks.loader import TaskSet
 
+__all__ = ["FORGEABLE_NOTE", "LOG_TAIL_BYTES", "Drill", "ReportData", "collect", "to_csv", "to_markdown", "write_all"]
 
-class Drill(BaseModel):
-    instance_id: str
-    model: str
-    sample: int
-    status: str
-    tests_passed: int
-    tests_total: int
-    reason: str
-    cause: str = ""
-    log_rule: bool | None = None
-    diff: str
-    log_tail: str
-    judge_notes: list[tuple[str, str]]
-
-
-class ReportData(BaseModel):
-    runs: list[str]
-    scores: list[ModelScore]
-    drills: list[Drill]
-    agreement: list[Agreement]
-    budget_curves: list[BudgetCurve] = Field(default_factory=list, description="Pass rate against budget, per "
-                                             "model with agent predictions.")
-
-
-LOG_TAIL_BYTES = 16 * 1024  # of each test log, in every report
 MAX_DIFF_CHARS = 64 * 1024
 MAX_REASON_CHARS = 2000
 
@@ -77,7 +54,7 @@ def _candidate_diff(tasks: TaskSet, ev: Evaluation, pred: Prediction | None, run
         return ""
     task, impl = tasks.resolve(ev.instance_id)
     try:
-        cand = kept.get((ev.instance_id, ev.model, ev.sample))  # as the evaluation applied it
+        cand = kept.get(ev.item_key)  # as the evaluation applied it
         cand = cand if cand is not None else candidate_code(task, impl, pred, RunDir(run_dir).workspaces)
     except (RecursionError, MemoryError, ValueError, OSError):  # hostile source the parser cannot take
         return "(candidate code could not be read)"
@@ -132,13 +109,13 @@ def collect(run_dirs: list[Path], tasks: TaskSet, labels: list[HumanLabel] | Non
         all_judgments += judgments
         scores += _scores(rd, evals, preds, judgments, tasks, since)
         curves += budget_curves(rd.name, evals, preds)
-        by_pred = {(p.instance_id, p.model, p.sample): p for p in preds}
+        by_pred = {p.item_key: p for p in preds}
         kept = kept_candidates(run)
         for ev in sorted(evals, key=lambda e: (e.model, e.instance_id, e.sample)):
-            diff = _candidate_diff(tasks, ev, by_pred.get((ev.instance_id, ev.model, ev.sample)), rd, kept)
+            diff = _candidate_diff(tasks, ev, by_pred.get(ev.item_key), rd, kept)
             notes = [(j.judge, f"category {j.category}: {j.rationale}" if j.category else f"{j.status}: {j.detail}")
-                     for j in judgments if (j.instance_id, j.model, j.sample) == (ev.instance_id, ev.model, ev.sample)]
-            drills.append(Drill(instance_id=ev.instance_id, model=ev.model, sample=ev.sample, status=ev.status.value,
+                     for j in judgments if j.item_key == ev.item_key]
+            drills.append(Drill(instance_id=ev.instance_id, model=ev.model, sample=ev.sample, status=ev.status,
                                 tests_passed=ev.tests_passed, tests_total=ev.tests_total,
                                 reason=_cap(ev.reason, MAX_REASON_CHARS),
                                 cause=ev.cause.value if ev.cause else "",
@@ -153,7 +130,8 @@ def collect(run_dirs: list[Path], tasks: TaskSet, labels: list[HumanLabel] | Non
 def to_markdown(data: ReportData) -> str:
     lines = ["# lmrbench results", "", f"Runs: {', '.join(data.runs)}", "",
              "| model | setting | impls | pass rate (95% CI) | test share | pass@k | judge 3/2/1/none | "
-             "invalid | error | timeout | model error | tokens | cost $ |", "|---" * 13 + "|"]
+             + "".join(f"{st.column.replace('_', ' ')} | " for st in COUNTED_APART) + "tokens | cost $ |",
+             "|---" * 13 + "|"]
     for s in data.scores:
         pak = ", ".join(f"@{k} {v:.1%}" for k, v in sorted(s.pass_at_k.items()))
         jd = "/".join(str(s.judge_distribution.get(c, 0)) for c in ("3", "2", "1", "none"))
@@ -161,8 +139,8 @@ def to_markdown(data: ReportData) -> str:
         lines.append(f"| {s.label()} | {s.setting} | {s.implementations} | {s.pass_rate.value:.1%} "
                      f"({s.pass_rate.ci_low:.1%}-{s.pass_rate.ci_high:.1%}) | {s.test_share.value:.1%} | "
                      f"{pak} | {jd} | "
-                     f"{sc.get('invalid_prediction', 0)} | {sc.get('error', 0)} | {sc.get('timeout', 0)} | "
-                     f"{sc.get('model_error', 0)} | {s.usage.input_tokens + s.usage.output_tokens:,} | "
+                     + "".join(f"{sc.get(st, 0)} | " for st in COUNTED_APART)
+                     + f"{s.usage.input_tokens + s.usage.output_tokens:,} | "
                      f"{s.usage.cost_usd:.4f} |")
     cats = sorted({c for s in data.scores for c in s.per_category})
     lines += ["", "## Per category (pass rate)", "", "| category | " + " | ".join(s.model for s in data.scores) + " |",
@@ -223,10 +201,6 @@ def _model_errors_md(data: ReportData) -> list[str]:
     return lines
 
 
-FORGEABLE_NOTE = ("These passes were decided inside the candidate's own process (the original layout's unit tests, "
-                  "or in-process pytest): code that writes the log such a test would write and exits 0 passes them. "
-                  "They show the code ran the tests without a visible failure, not that it is right; probe-graded "
-                  "passes (verdicts computed outside the sandbox) are the ones a candidate cannot forge.")
 
 
 def _forgeable_md(data: ReportData) -> list[str]:
@@ -236,7 +210,7 @@ def _forgeable_md(data: ReportData) -> list[str]:
     lines = ["", "## Passes a candidate could forge (in-process grading, counted apart)", "", FORGEABLE_NOTE, "",
              "| model | forgeable passes | of all passes | items |", "|---|---|---|---|"]
     for s in rows:
-        passed = s.status_counts.get("passed", 0)
+        passed = s.status_counts.get(Status.PASSED, 0)
         lines.append(f"| {s.model} | {len(s.forgeable_passes)} | {passed} | {', '.join(s.forgeable_passes)} |")
     return lines
 
@@ -245,21 +219,19 @@ def to_csv(data: ReportData) -> str:
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(["run", "model", "setting", "implementations", "samples", "pass_rate", "ci_low", "ci_high",
-                "test_share", "pass_at_1", "invalid", "error", "timeout", "input_tokens", "output_tokens", "cost_usd",
-                "forgeable_passes", "model_error"])
+                "test_share", "pass_at_1", *(st.column for st in COUNTED_APART[:3]), "input_tokens",
+                "output_tokens", "cost_usd", "forgeable_passes", Status.MODEL_ERROR.column])
     for s in data.scores:
         sc = s.status_counts
         w.writerow([s.run, s.model, s.setting, s.implementations, s.samples, f"{s.pass_rate.value:.6f}",
                     f"{s.pass_rate.ci_low:.6f}", f"{s.pass_rate.ci_high:.6f}", f"{s.test_share.value:.6f}",
-                    f"{s.pass_at_k.get(1, float('nan')):.6f}", sc.get("invalid_prediction", 0), sc.get("error", 0),
-                    sc.get("timeout", 0), s.usage.input_tokens, s.usage.output_tokens, f"{s.usage.cost_usd:.6f}",
-                    len(s.forgeable_passes), sc.get("model_error", 0)])
+                    f"{s.pass_at_k.get(1, float('nan')):.6f}", *(sc.get(st, 0) for st in COUNTED_APART[:3]),
+                    s.usage.input_tokens, s.usage.output_tokens, f"{s.usage.cost_usd:.6f}",
+                    len(s.forgeable_passes), sc.get(Status.MODEL_ERROR, 0)])
     return buf.getvalue()
 
 
 def write_all(data: ReportData, out: Path) -> list[Path]:
-    from lmrbench.report.html import render
-
     out.mkdir(parents=True, exist_ok=True)
     files = {"report.md": to_markdown(data), "report.csv": to_csv(data), "report.html": render(data),
              "report.json": strict_json.dumps(data.model_dump(mode="json"), indent=1)}

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import html
 
+from lmrbench.records import COUNTED_APART, NOT_PASSED, Status
 from lmrbench.report import strict_json
 from lmrbench.report.budget_curve import budget_html
-from lmrbench.report.bundle import FORGEABLE_NOTE, LOG_TAIL_BYTES, Drill, ReportData
+from lmrbench.report.data import FORGEABLE_NOTE, LOG_TAIL_BYTES, Drill, ReportData
 from lmrbench.report.scoring import ModelScore
 
 CSS = """
@@ -69,7 +70,7 @@ def leaderboard(scores: list[ModelScore]) -> str:
     kmax = max((max(s.pass_at_k, default=1) for s in scores), default=1)
     ks = [k for k in (1, 2, 3, 5, 10, 20) if k <= kmax] or [1]
     head = ["model", "setting", "run", "pass rate", "95% CI", "test share", *[f"pass@{k}" for k in ks],
-            "judge 3/2/1", "invalid", "error", "timeout", "model error", "tokens", "cost $"]
+            "judge 3/2/1", *(st.column.replace("_", " ") for st in COUNTED_APART), "tokens", "cost $"]
     rows = []
     for s in scores:
         jd = s.judge_distribution
@@ -79,8 +80,7 @@ def leaderboard(scores: list[ModelScore]) -> str:
                  f'<td data-v="{s.pass_rate.value:.6f}">{_pct(s.pass_rate.value)}</td>',
                  f"{_pct(s.pass_rate.ci_low)} - {_pct(s.pass_rate.ci_high)}", _pct(s.test_share.value),
                  *[_pct(s.pass_at_k[k]) if k in s.pass_at_k else "-" for k in ks], judge,
-                 str(s.status_counts.get("invalid_prediction", 0)), str(s.status_counts.get("error", 0)),
-                 str(s.status_counts.get("timeout", 0)), str(s.status_counts.get("model_error", 0)),
+                 *(str(s.status_counts.get(st, 0)) for st in COUNTED_APART),
                  f"{s.usage.input_tokens + s.usage.output_tokens:,}",
                  f"{s.usage.cost_usd:.4f}"]
         rows.append("<tr>" + "".join(c if c.startswith("<td") else f"<td>{c}</td>" for c in cells) + "</tr>")
@@ -144,7 +144,7 @@ def judge_vs_tests(scores: list[ModelScore]) -> str:
         vs = s.judge_vs_tests
         if not any(v for c in vs.values() for v in c.values()):
             continue
-        cells = "".join(f"<td>{vs[c]['passed']}</td><td>{vs[c]['not_passed']}</td>" for c in ("3", "2", "1"))
+        cells = "".join(f"<td>{vs[c][Status.PASSED.value]}</td><td>{vs[c][NOT_PASSED]}</td>" for c in ("3", "2", "1"))
         rows.append(f"<tr><td>{_e(_label(s))}</td>{cells}</tr>")
     if not rows:
         return '<p class="muted">No judgments in these runs (run <code>lmrbench judge RUN_DIR</code>).</p>'
@@ -191,7 +191,7 @@ def unmeasured_section(scores: list[ModelScore]) -> str:
 def forgeable_section(scores: list[ModelScore]) -> str:
     """Passes decided inside the candidate's process (pytest, legacy): listed apart, with what they prove."""
     rows = "".join(f"<tr><td>{_e(_label(s))}</td><td>{len(s.forgeable_passes)}</td>"
-                   f"<td>{s.status_counts.get('passed', 0)}</td><td>{_e(', '.join(s.forgeable_passes))}</td></tr>"
+                   f"<td>{s.status_counts.get(Status.PASSED, 0)}</td><td>{_e(', '.join(s.forgeable_passes))}</td></tr>"
                    for s in scores if s.forgeable_passes and s.subset == "all")
     if not rows:
         return ""
@@ -216,7 +216,7 @@ def model_errors_section(scores: list[ModelScore]) -> str:
 def drill_down(drills: list[Drill]) -> str:
     out = []
     for d in drills:
-        cls = "passed" if d.status == "passed" else ("failed" if d.status == "failed" else "other")
+        cls = d.status.value if d.status in (Status.PASSED, Status.FAILED) else "other"
         judges = "".join(f"<li><b>{_e(j)}</b>: {_e(t)}</li>" for j, t in d.judge_notes) or "<li>not judged</li>"
         out.append(
             f'<details><summary><span class="{cls}">{_e(d.status)}</span> {_e(d.instance_id)} &middot; '

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from lmrbench.judge.run import majority
 from lmrbench.models.base import Usage
-from lmrbench.records import Evaluation, Judgment, Prediction, Status
+from lmrbench.records import NOT_PASSED, Evaluation, Judgment, Prediction, Status
 from lmrbench.tasks.loader import TaskSet
 
 
@@ -62,7 +62,7 @@ class ModelScore(BaseModel):
     test_share: Rate = Field(description="Mean share of tests passed (partial credit).")
     pass_at_k: dict[int, float]
     per_category: dict[str, Rate]
-    status_counts: dict[str, int]
+    status_counts: dict[Status, int]
     judge_distribution: dict[str, int] = Field(description="Majority judge category counts; 'none' = unjudged.")
     judge_vs_tests: dict[str, dict[str, int]] = Field(description="judge category -> {passed, not_passed}.")
     usage: Usage
@@ -98,12 +98,12 @@ def _judge_parts(evals: list[Evaluation], judgments: list[Judgment]) -> tuple[di
     for j in judgments:
         by_item[(j.instance_id, j.sample)].append(j)
     dist: Counter[str] = Counter()
-    vs: dict[str, dict[str, int]] = {c: {"passed": 0, "not_passed": 0} for c in ("1", "2", "3")}
+    vs: dict[str, dict[str, int]] = {c: {Status.PASSED.value: 0, NOT_PASSED: 0} for c in ("1", "2", "3")}
     for ev in evals:
         cat = majority(by_item.get((ev.instance_id, ev.sample), []))
         dist[str(cat) if cat else "none"] += 1
         if cat:
-            vs[str(cat)]["passed" if ev.passed else "not_passed"] += 1
+            vs[str(cat)][Status.PASSED.value if ev.passed else NOT_PASSED] += 1
     return dict(dist), vs
 
 
@@ -148,7 +148,7 @@ def score_model(run: str, model: str, evals: list[Evaluation], preds: list[Predi
         implementations=len(inst), samples=max((len(evs) for evs in inst.values()), default=0),
         pass_rate=_rate(list(shares.values())), test_share=_rate(list(tests.values())), pass_at_k=pak,
         per_category={c: _rate(v) for c, v in sorted(by_cat.items())},
-        status_counts={s.value: sum(e.status is s for e in evals) for s in Status},
+        status_counts={s: sum(e.status is s for e in evals) for s in Status},
         judge_distribution=dist, judge_vs_tests=vs, usage=usage,
         eval_seconds=round(sum(e.duration_s for e in evals), 1), model_errors=missing,
         forgeable_passes=sorted(f"{e.instance_id}#{e.sample}" for e in scored if e.passed and e.forgeable),

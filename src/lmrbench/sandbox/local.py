@@ -40,7 +40,7 @@ PROBE_UID = 65534  # 'nobody': only ever runs /usr/bin/true, for the start-up pr
 MB = 1024 * 1024
 
 
-def _is_root() -> bool:
+def is_root() -> bool:
     return os.geteuid() == 0
 
 
@@ -60,7 +60,7 @@ def _bwrap_usable(network: str, system_paths: tuple[str, ...]) -> bool:
         with tempfile.TemporaryDirectory(prefix="lmrbench-probe-") as tmp:
             ws = Path(tmp).resolve()
             os.chmod(ws, 0o755)
-            if _is_root():
+            if is_root():
                 os.chown(ws, PROBE_UID, PROBE_UID)
             argv = [*_bwrap_argv(config, ws, [], [], PROBE_UID), shutil.which("true") or "/bin/true"]
             return subprocess.run(argv, capture_output=True, timeout=20, cwd=ws).returncode == 0
@@ -83,7 +83,7 @@ def _bwrap_argv(config: SandboxConfig, ws: Path, readonly: list[Path], writable:
     user = ["--unshare-user", "--disable-userns", "--uid", str(uid), "--gid", str(uid), "--cap-drop", "ALL"]
     common = ["--die-with-parent", "--new-session"]
     view = view_args(config, ws, readonly, writable)
-    if not _is_root():
+    if not is_root():
         return [bwrap, *namespaces, *user, *common, *view, "--"]
     setpriv = shutil.which("setpriv") or "setpriv"
     drop = [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all"]
@@ -91,7 +91,7 @@ def _bwrap_argv(config: SandboxConfig, ws: Path, readonly: list[Path], writable:
     return [bwrap, *namespaces, *common, *view, "--", *drop, "--", *inner, "--"]
 
 
-def _give(uid: int, roots: list[Path], keep: list[Path]) -> None:
+def give(uid: int, roots: list[Path], keep: list[Path]) -> None:
     """Make `roots` the sandbox uid's (never following a link), except the `keep` paths, which stay ours."""
     for root in roots:
         if root in keep or not root.exists():
@@ -122,14 +122,14 @@ class LocalSandbox:
     def _use_bwrap(self) -> bool:
         if self.config.filesystem == "none" or shutil.which("bwrap") is None:
             return False
-        if _is_root() and shutil.which("setpriv") is None:
+        if is_root() and shutil.which("setpriv") is None:
             return False
         return _bwrap_usable(self.config.network, self.config.system_paths)
 
-    def _unshare_net_prefix(self) -> list[str] | None:
+    def unshare_net_prefix(self) -> list[str] | None:
         if shutil.which("unshare") is None:
             return None
-        cmd = ["unshare", "--net"] if _is_root() else ["unshare", "--net", "--map-root-user"]
+        cmd = ["unshare", "--net"] if is_root() else ["unshare", "--net", "--map-root-user"]
         return cmd if _probe((*cmd, "true")) else None
 
     def _memory_cgroup(self) -> bool:
@@ -142,8 +142,8 @@ class LocalSandbox:
         bwrap = self._use_bwrap()
         if self.config.filesystem == "bwrap" and not bwrap:
             raise RuntimeError("filesystem='bwrap' was requested but bubblewrap is not usable here")
-        net_ok = self.config.network == "off" and (bwrap or self._unshare_net_prefix() is not None)
-        root = _is_root()
+        net_ok = self.config.network == "off" and (bwrap or self.unshare_net_prefix() is not None)
+        root = is_root()
         processes = "cgroup" if self._pids_cgroup() else ("uid-rlimit" if root else "rlimit")
         plain_as_mapped_root = not bwrap and not root and net_ok
         return Isolation(
@@ -170,7 +170,7 @@ class LocalSandbox:
     @contextlib.contextmanager
     def _identity(self) -> Iterator[int]:
         """The host uid the command runs as: a leased uid of its own as root, else our own uid."""
-        if not _is_root():
+        if not is_root():
             yield os.getuid()
             return
         cfg = self.config
@@ -180,16 +180,16 @@ class LocalSandbox:
     def _command(self, cmd: list[str], ws: Path, readonly: list[Path], writable: list[Path], iso: Isolation,
                  uid: int) -> list[str]:
         if iso.filesystem == "bwrap":
-            inside = uid if _is_root() else self.config.sandbox_uid
+            inside = uid if is_root() else self.config.sandbox_uid
             return _bwrap_argv(self.config, ws, readonly, writable, inside) + cmd
-        net = self._unshare_net_prefix() if iso.network == "namespace" else None
+        net = self.unshare_net_prefix() if iso.network == "namespace" else None
         prefix = [*(net or []), "--"] if net else []
-        if _is_root() and shutil.which("setpriv"):
+        if is_root() and shutil.which("setpriv"):
             prefix += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
                        "--bounding-set=-all", "--"]
         return prefix + cmd
 
-    def _env(self, workspace: Path, extra: dict[str, str] | None) -> dict[str, str]:
+    def child_env(self, workspace: Path, extra: dict[str, str] | None) -> dict[str, str]:
         env = {k: os.environ[k] for k in SAFE_ENV_KEYS if k in os.environ}
         env.update(
             PATH=f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
@@ -205,6 +205,8 @@ class LocalSandbox:
         env.update(self._model_env())
         env.update(extra or {})
         return env
+
+    _env = child_env  # the name tests of the scrubbed environment use
 
     def _model_env(self) -> dict[str, str]:
         """Hugging Face cache (offline) and GPU visibility, when configured."""
@@ -262,8 +264,8 @@ class LocalSandbox:
         with self._identity() as uid, \
                 disk.capped([workspace, *writable], cfg.workspace_mb * MB, cfg.workspace_inodes) as mount, \
                 open(log_path, "wb") as log:
-            if _is_root():
-                _give(uid, [workspace, *writable], keep=readonly)
+            if is_root():
+                give(uid, [workspace, *writable], keep=readonly)
             code, timed_out, hits = self._run(cmd, workspace, readonly, writable, iso, uid, env, timeout_s, log,
                                               mount)
         iso = iso.model_copy(update={"uid": uid, "disk": "watchdog" if mount is None else "tmpfs"})
@@ -275,13 +277,13 @@ class LocalSandbox:
              mount: Path | None) -> tuple[int | None, bool, list[LimitHit]]:
         cfg = self.config
         mem = cfg.memory_mb * MB
-        drop_to = uid if _is_root() and iso.filesystem != "bwrap" and not shutil.which("setpriv") else None
+        drop_to = uid if is_root() and iso.filesystem != "bwrap" and not shutil.which("setpriv") else None
         with cgroups.sandbox_groups(mem if iso.memory == "cgroup" else None,
                                     cfg.max_processes if iso.processes == "cgroup" else None) as groups:
             proc = subprocess.Popen(
                 self._command(cmd, ws, readonly, writable, iso, uid),
                 cwd=ws,
-                env=self._env(ws, env),
+                env=self.child_env(ws, env),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,

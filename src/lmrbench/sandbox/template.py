@@ -1,6 +1,6 @@
 """Template backend: the same `Sandbox.exec`, served by a pre-warmed template process instead of a new one.
 
-A `python -P SCRIPT ARGS` command is handed to a template process (evaluate/template_server.py) of that
+A `python -P SCRIPT ARGS` command is handed to a template process (sandbox/scripts/template_server.py) of that
 interpreter, which has already imported the environment's heavy libraries (only those the task declares). It
 forks a child that enters fresh mount, PID, network, IPC, UTS and user namespaces, sees the same allow-list
 view as the bubblewrap backend (system paths and the Python installation read-only, the workspace and the
@@ -27,13 +27,13 @@ from typing import Any
 
 from lmrbench.sandbox import cgroups, disk
 from lmrbench.sandbox.base import ExecResult, Isolation, LimitHit, SandboxConfig
-from lmrbench.sandbox.local import MB, LocalSandbox, _give, _is_root
+from lmrbench.sandbox.local import MB, LocalSandbox, give, is_root
+from lmrbench.sandbox.scripts import script
 from lmrbench.sandbox.uids import lease_uid
 from lmrbench.sandbox.view import masks, python_roots
 from lmrbench.sandbox.watchdog import Watchdog
 
-SERVER = Path(__file__).resolve().parents[1] / "evaluate" / "template_server.py"
-PRELOADABLE = ("numpy", "scipy", "torch", "pandas")
+SERVER = script("template_server.py")
 SETUP_FAILED = 125
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 
@@ -137,11 +137,11 @@ class Template:
 class TemplateSandbox:
     """`Sandbox` whose Python commands run in children of pre-warmed templates; the rest runs cold."""
 
-    def __init__(self, config: SandboxConfig | None = None, preload: tuple[str, ...] = PRELOADABLE,
+    def __init__(self, config: SandboxConfig | None = None, preload: tuple[str, ...] = (),
                  max_forks: int = 256) -> None:
         self.config = config or SandboxConfig()
         self.cold = LocalSandbox(self.config)
-        self.preload = tuple(p for p in PRELOADABLE if p in preload)
+        self.preload = tuple(preload)  # what the pool chose for the task (sandbox/pool.py: template_preload)
         self.max_forks = max_forks
         self._templates: dict[str, Template] = {}
         self._lock = threading.Lock()
@@ -172,7 +172,7 @@ class TemplateSandbox:
     def _usable(self, cmd: list[str], iso: Isolation) -> bool:
         if self._disabled:
             return False
-        if not _is_root() or sys.platform != "linux" or os.uname().machine != "x86_64":
+        if not is_root() or sys.platform != "linux" or os.uname().machine != "x86_64":
             self._disabled = "needs root on x86-64 Linux to set up namespaces"
             return False
         if self.config.network == "on" or iso.network != "namespace" or self.config.gpus or self.config.hf_cache:
@@ -186,10 +186,10 @@ class TemplateSandbox:
                 return current
             if current is not None:
                 current.close()
-            env = self.cold._env(Path("/nonexistent"), {})
+            env = self.cold.child_env(Path("/nonexistent"), {})
             env.pop("HOME")
             env.pop("TMPDIR")
-            net = ["unshare", "--net", "--"] if self.cold._unshare_net_prefix() else []
+            net = ["unshare", "--net", "--"] if self.cold.unshare_net_prefix() else []
             fresh = Template(python, self.preload, env, net)
             self._templates[python] = fresh
             return fresh
@@ -222,9 +222,9 @@ class TemplateSandbox:
                 disk.capped([ws, *writable], cfg.workspace_mb * MB, cfg.workspace_inodes) as mount, \
                 cgroups.sandbox_groups(mem if iso.memory == "cgroup" else None,
                                        cfg.max_processes if iso.processes == "cgroup" else None) as groups:
-            _give(uid, [ws, *writable], keep=readonly)
+            give(uid, [ws, *writable], keep=readonly)
             policy = self._policy(ws, readonly, writable, uid, [str(Path(f).parent) for f in groups.procs_files])
-            spec = {"argv": cmd, "env": self.cold._env(ws, env), "cwd": str(ws), "log": str(log_path.resolve()),
+            spec = {"argv": cmd, "env": self.cold.child_env(ws, env), "cwd": str(ws), "log": str(log_path.resolve()),
                     "timeout": timeout_s + 30, "policy": policy}
             try:
                 job = self._template(cmd[0]).submit(spec)

@@ -17,7 +17,7 @@ from lmrbench.evaluate.apply import make_workspace
 from lmrbench.models.base import Message, Model, ModelError, ModelResponse, ToolCall, ToolSpec, Usage
 from lmrbench.papers import PaperText
 from lmrbench.records import Outcome, Prediction, PredictionMeta
-from lmrbench.rundir import RunDir
+from lmrbench.rundir import RunDir, agent_item_name
 from lmrbench.sandbox import LocalSandbox, Sandbox
 from lmrbench.sandbox.base import Isolation
 from lmrbench.tasks.schema import Implementation, Task, TaskEnv
@@ -242,16 +242,16 @@ def prepare_workspace(task: Task, impl: Implementation, paper: PaperText, ws: Pa
     return ws
 
 
-def agent_prediction(task: Task, impl: Implementation, model: Model, paper: PaperText, run_dir: Path,
+def agent_prediction(task: Task, impl: Implementation, model: Model, paper: PaperText, run_dir: RunDir | Path,
                      limits: AgentLimits | None = None, sample: int = 0, sandbox: Sandbox | None = None
                      ) -> Prediction:
     """Run the agent; the prediction is form (c), the final workspace (kept under run_dir/workspaces). `sandbox`
     runs its commands (default: a LocalSandbox with the default SandboxConfig)."""
     limits = limits or AgentLimits()
-    name = f"{impl.instance_id.replace('/', '__')}__{model.name.replace('/', '_')}__{sample}"
-    ws = prepare_workspace(task, impl, paper, run_dir / "agent_work" / name, task_budget(task, limits).budget)
-    run = RunDir(run_dir)
-    traj_path = run.trajectories / f"{name}.json"
+    run = RunDir.of(run_dir)
+    name = agent_item_name(impl.instance_id, model.name, sample)
+    ws = prepare_workspace(task, impl, paper, run.agent_work / name, task_budget(task, limits).budget)
+    traj_path = run.trajectory(name)
     traj_path.parent.mkdir(parents=True, exist_ok=True)
     traj = Agent(model, limits, sandbox).run(task, impl, paper, ws, traj_path, sample)
     final = run.workspaces / name
@@ -264,16 +264,13 @@ def agent_prediction(task: Task, impl: Implementation, model: Model, paper: Pape
     except (shutil.Error, OSError) as exc:
         kept = f"the final workspace could not be kept: {str(exc)[:300]}"
     shutil.rmtree(ws, ignore_errors=True)
-    meta = {"solver": "agent", "agent_version": AGENT_VERSION, "paper_source": paper.source, "exit": traj.exit,
-            "outcome": traj.outcome,
-            "steps": len(traj.steps), "usage": traj.usage.model_dump(), "trajectory": str(traj_path),
-            "settings": model.settings.model_dump(), "limits": limits.model_dump(),
-            "budget": traj.budget.model_dump() if traj.budget else None}
+    meta = PredictionMeta(solver="agent", agent_version=AGENT_VERSION, paper_source=paper.source, exit=traj.exit,
+                          outcome=traj.outcome, steps=len(traj.steps), usage=traj.usage, trajectory=str(traj_path),
+                          settings=model.settings.model_dump(), limits=limits.model_dump(), budget=traj.budget)
     # a provider that failed mid-episode cut the agent short: no answer to score (model_error, retried on re-run)
     if traj.outcome is Outcome.MODEL_ERROR or kept:
         return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, error=kept or traj.exit,
-                          meta=PredictionMeta.model_validate(meta))
-    return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, repo_dir=str(final),
-                      meta=PredictionMeta.model_validate(meta))
+                          meta=meta)
+    return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample, repo_dir=str(final), meta=meta)
 
 

@@ -88,22 +88,21 @@ def extract_files(answer: str, task: Task, impl: Implementation) -> dict[str, di
 def prompt_prediction(task: Task, impl: Implementation, model: Model, paper: PaperText, sample: int = 0) -> Prediction:
     """Ask once, extract the targets; failures become a prediction with `error`: the provider's (model_error, outside
     the pass rate, retried on re-run) or the answer's (no usable code: scored invalid)."""
-    meta: dict[str, object] = {"solver": "prompt", "prompt_version": PROMPT_VERSION, "paper_source": paper.source,
-            "settings": model.settings.model_dump()}
+    meta = PredictionMeta(solver="prompt", prompt_version=PROMPT_VERSION, paper_source=paper.source,
+                          settings=model.settings.model_dump())
     try:
         resp = model.query(build_prompt(task, impl, paper))
     except ModelError as exc:
         return Prediction(instance_id=impl.instance_id, model=model.name, sample=sample,
-                          error=f"model error: {exc}",
-                          meta=PredictionMeta.model_validate(meta | {"outcome": Outcome.MODEL_ERROR}))
-    meta |= {"usage": resp.usage.model_dump(), "finish_reason": resp.finish_reason}
+                          error=f"model error: {exc}", meta=meta.model_copy(update={"outcome": Outcome.MODEL_ERROR}))
+    meta = meta.model_copy(update={"usage": resp.usage, "finish_reason": resp.finish_reason})
     return answer_prediction(task, impl, resp.content, model.name, sample, meta)
 
 
 def answer_prediction(task: Task, impl: Implementation, answer: str, model: str, sample: int,
-                      meta: dict[str, object]) -> Prediction:
+                      meta: PredictionMeta) -> Prediction:
     """The targets extracted from a model's answer to the prompt; no usable code is an error prediction."""
-    meta = meta | {"answer": answer}
+    meta = meta.model_copy(update={"answer": answer})
     try:
         if len(impl.target_map()) > 1:
             functions = extract_files(answer, task, impl)
@@ -111,9 +110,7 @@ def answer_prediction(task: Task, impl: Implementation, answer: str, model: str,
             goal = (task.repo_dir / impl.goal_file).read_text(encoding="utf-8")
             functions = {impl.goal_file: extract_targets(answer, impl.targets, goal).entry()}
     except ExtractionError as exc:
-        why = f"{exc}" + (" (answer truncated)" if meta.get("finish_reason") == "length" else "")
+        why = f"{exc}" + (" (answer truncated)" if meta.finish_reason == "length" else "")
         return Prediction(instance_id=impl.instance_id, model=model, sample=sample,
-                          error=f"no usable code: {why}",
-                          meta=PredictionMeta.model_validate(meta | {"outcome": Outcome.NO_CODE}))
-    return Prediction(instance_id=impl.instance_id, model=model, sample=sample,
-                      functions=functions, meta=PredictionMeta.model_validate(meta))
+                          error=f"no usable code: {why}", meta=meta.model_copy(update={"outcome": Outcome.NO_CODE}))
+    return Prediction(instance_id=impl.instance_id, model=model, sample=sample, functions=functions, meta=meta)

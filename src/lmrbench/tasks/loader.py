@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from lmrbench.tasks.original import load_original_task
+from lmrbench.records import parse_instance_id
 from lmrbench.tasks.problems import Problem
 from lmrbench.tasks.schema import FORMAT_TAG, Implementation, Layout, Task, TaskFormatError, TaskInfo
 from lmrbench.tasks.schema import format_validation_error as _fmt
@@ -66,11 +67,12 @@ class TaskSet:
 
     def resolve(self, instance_id: str) -> tuple[Task, Implementation]:
         """Find `<task>/<index>`; raises KeyError with a readable message."""
-        task_id, _, index = instance_id.rpartition("/")
-        if not task_id or not index.isdigit():
-            raise KeyError(f"'{instance_id}' is not an instance id of the form <task>/<index>")
+        try:
+            task_id, index = parse_instance_id(instance_id)
+        except ValueError as exc:
+            raise KeyError(str(exc)) from exc
         task = self.task(task_id)
-        return task, task.implementation(int(index))
+        return task, task.implementation(index)
 
     def restrict(self, patterns: list[str] | None = None, split: str = "all",
                  since: dt.date | None = None) -> TaskSet:

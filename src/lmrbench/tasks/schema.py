@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from lmrbench.budget import BudgetOverride
+from lmrbench.records import Grading
 from lmrbench.tasks.categories import Category
 
 FORMAT_TAG = "lmrbench/1"
@@ -192,6 +193,11 @@ class Implementation(BaseModel):
     def instance_id(self) -> str:
         return f"{self.task_id}/{self.index}"
 
+    @property
+    def is_probe(self) -> bool:
+        """Its hidden test is a probe file (`probe_*.py`): data out of the sandbox, compared outside it."""
+        return Path(self.unit_test_file).name.startswith("probe_")
+
     def target_map(self) -> dict[str, list[str]]:
         """Every goal file and its targets (the goal file first)."""
         return dict(self.files) if self.files else {self.goal_file: list(self.targets)}
@@ -256,6 +262,31 @@ class Task(BaseModel):
     def wrong_dir(self, index: int) -> Path:
         """Folder of the hand-written wrong variants of one implementation (ours only)."""
         return self.root / "wrong" / str(index)
+
+    def grading(self, impl: Implementation) -> Grading:
+        """Probe files are graded outside the sandbox; pytest files and the original layout inside."""
+        if self.layout is Layout.ORIGINAL:
+            return Grading.LEGACY
+        return Grading.PROBE if impl.is_probe else Grading.PYTEST
+
+    def test_rel(self, unit_test_file: str) -> Path:
+        """A hidden test file (as an implementation names it, relative to the task) relative to the tests folder."""
+        assert self.tests_dir is not None
+        return Path(unit_test_file).relative_to(self.tests_dir.relative_to(self.root))
+
+    def sandbox_files(self) -> list[Path]:
+        """Files of the tests folder (relative to it) that may enter the sandbox: not the expected outputs, not
+        the trusted checks (`check_*.py`)."""
+        assert self.tests_dir is not None
+        keep = []
+        for path in sorted(self.tests_dir.rglob("*")):
+            rel = path.relative_to(self.tests_dir)
+            if not path.is_file() or "__pycache__" in rel.parts or rel.parts[0] == "expected":
+                continue
+            if path.name.startswith("check_") and path.suffix == ".py":
+                continue
+            keep.append(rel)
+        return keep
 
 
 class TaskFormatError(ValueError):

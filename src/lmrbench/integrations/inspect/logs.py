@@ -57,7 +57,8 @@ def sample_prediction(ts: TaskSet, sample: EvalSample, model: str, origin: dict[
     if meta.get("setting") == "prompt":
         info = {"solver": "prompt", "prompt_version": PROMPT_VERSION, "paper_source": meta.get("paper_source", ""),
                 "harness": "inspect", **origin}
-        return answer_prediction(task, impl, sample.output.completion, model, sample.epoch - 1, info)
+        return answer_prediction(task, impl, sample.output.completion, model, sample.epoch - 1,
+                                 PredictionMeta.model_validate(info))
     return Prediction(**base, error="the log holds no scored workspace for this agent sample (score it with the "
                       "lmrbench scorer)", meta=PredictionMeta.model_validate({"solver": "external", **origin}))
 

@@ -65,9 +65,10 @@ def prompt_prediction(ts: TaskSet, state: TaskState) -> Prediction:
     """The prompt solver's extraction on the completion."""
     task, impl = ts.resolve(state.metadata["instance_id"])
     finish = "length" if state.output.stop_reason in ("max_tokens", "model_length") else state.output.stop_reason
-    meta: dict[str, object] = {"solver": "prompt", "prompt_version": PROMPT_VERSION, "finish_reason": finish,
-                               "paper_source": state.metadata.get("paper_source", ""),
-                               "usage": _usage(state).model_dump(), **HARNESS}
+    meta = PredictionMeta.model_validate({"solver": "prompt", "prompt_version": PROMPT_VERSION,
+                                          "finish_reason": finish,
+                                          "paper_source": state.metadata.get("paper_source", ""),
+                                          "usage": _usage(state).model_dump(), **HARNESS})
     return answer_prediction(task, impl, state.output.completion, str(state.model), state.epoch - 1, meta)
 
 
