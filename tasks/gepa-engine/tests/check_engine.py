@@ -231,7 +231,7 @@ def hand_front(flat, ref):
     close(out["agg"], [0.4375, 0.375, 0.625, 0.625, 1.0], rtol=1e-12)
 
 
-@check("run_current_best[[]60]")
+@check("run_current_best[[]2]")  # budget 60
 def hand_budget(flat, ref):
     out = {k: tree(flat, k) for k in ("total_metric_calls", "candidates")}
     # seed on 5 Pareto examples (5); each iteration spends 3 + 3 on the minibatch, +5 when the child is kept.
@@ -246,3 +246,181 @@ def cached_accounting(flat, ref):
     equal(flat["total"], flat["adapter_examples"])
     equal(flat["plain_total"], flat["plain_adapter_examples"])
     expect(flat["adapter_examples"] <= flat["plain_adapter_examples"], "the cache made more metric calls")
+
+
+@check("run_current_best*")
+@check("run_improvement_or_equal")
+@check("run_perfect_minibatch*")
+@check("run_objective_frontier")
+def discovery_counts(flat, ref):
+    # "metric calls spent when the candidate was discovered": before or after its own Pareto evaluation
+    calls = tree(flat, "eval_calls")
+    cands = tree(flat, "candidates")
+    disc = tree(flat, "discovery")
+    equal(len(disc), len(cands))
+    val_ids = calls[0]["ids"]
+    cum, k = 0, 0
+    for c in calls:
+        if c["ids"] == val_ids:
+            expect(k < len(cands) and c["cand"] == cands[k], "Pareto evaluations out of order")
+            expect(disc[k] in (cum, cum + len(val_ids)), f"discovery count {disc[k]}, {cum} calls before")
+            k += 1
+        cum += len(c["ids"])
+    equal(k, len(cands))
+
+
+def _front_union(subs, upto):
+    members = set()
+    for j in range(len(subs[0])):
+        best = max(subs[k][j] for k in range(upto + 1))
+        members |= {k for k in range(upto + 1) if subs[k][j] == best}
+    return sorted(members)
+
+
+def _judge_events(out, instance_front=True):
+    """The callback stream, judged by what each event's name and fields mean (gepa/core/callbacks.py)."""
+    ev = out["events"]
+    cands, parents, subs, agg = out["candidates"], out["parents"], out["val_subscores"], out["agg"]
+    n, nval = len(cands), len(subs[0])
+    equal(ev[0]["ev"], "start")
+    equal(ev[0]["val"], nval)
+    equal(ev[-1]["ev"], "end")
+    equal(ev[-1]["best"], out["best_idx"])
+    equal(ev[-1]["total"], out["total_metric_calls"])
+    # iterations: start/end pairs with consecutive numbers; events inside carry their iteration's number
+    blocks, cur = [], None
+    for i, e in enumerate(ev):
+        if e["ev"] == "it_start":
+            expect(cur is None, "iteration started inside another")
+            if blocks:
+                equal(e["it"], ev[blocks[-1][0]]["it"] + 1, "iteration numbers")
+            cur = i
+        elif e["ev"] == "it_end":
+            expect(cur is not None, "iteration ended without starting")
+            equal(e["it"], ev[cur]["it"], "iteration number at its end")
+            blocks.append((cur, i))
+            cur = None
+        elif cur is not None and e["ev"] != "saved":
+            equal(e["it"], ev[cur]["it"], f"iteration number of {e['ev']}")
+    expect(cur is None, "an iteration never ended")
+    # accepted candidates and their Pareto evaluations
+    acc = [e for e in ev if e["ev"] == "accepted"]
+    equal([e["idx"] for e in acc], list(range(1, n)))
+    for e in acc:
+        equal(e["parents"], sorted(parents[e["idx"]]))
+    val = [e for e in ev if e["ev"] == "valset"]
+    equal([e["idx"] for e in val], list(range(n)))
+    for e in val:
+        k = e["idx"]
+        equal(e["scores"], subs[k])
+        close(e["avg"], agg[k], rtol=1e-12, atol=1e-12)
+        equal(e["n"], nval)
+        equal(e["size"], nval)
+        equal(e["best"], k == 0 or agg[k] > max(agg[:k]), f"is_best_program of {k}")
+    fronts = [e for e in ev if e["ev"] == "front"]
+    if instance_front:
+        expect(len(fronts) in (n - 1, n), f"{len(fronts)} front updates for {n - 1} new candidates")
+        fronts = fronts[len(fronts) - (n - 1):]
+        for k, e in enumerate(fronts, start=1):
+            equal(e["front"], _front_union(subs, k))
+            equal(e["displaced"], sorted(set(_front_union(subs, k - 1)) - set(_front_union(subs, k))))
+    _judge_blocks(ev, blocks, out)
+    _judge_evals_and_budget(ev, out)
+
+
+def _judge_blocks(ev, blocks, out):
+    cands, parents = out["candidates"], out["parents"]
+    for a, b in blocks:
+        inside = ev[a + 1:b]
+        names = [e["ev"] for e in inside]
+        accepted_here = [e for e in inside if e["ev"] == "accepted"]
+        equal(ev[b]["accepted"], bool(accepted_here), "proposal_accepted at iteration end")
+        if "merge_attempted" in names:
+            continue
+        proposals = [e for e in inside if e["ev"] == "prop_end"]
+        equal(names.count("rejected"), len(proposals) - len(accepted_here), "rejections")
+        sel = [e["idx"] for e in inside if e["ev"] == "selected"]
+        for e in accepted_here:
+            equal([sel[0]] if sel else None, parents[e["idx"]], "selected parent")
+            p = parents[e["idx"]][0]
+            new = proposals[0]["new"]
+            expect(all(c in ("a", "b") for c in new), "unknown component proposed")
+            child = [new.get("a", cands[p][0]), new.get("b", cands[p][1])]
+            equal(child, cands[e["idx"]], "child = parent with the proposed texts")
+        for e in inside:
+            if e["ev"] == "minibatch":
+                expect(all(0 <= x < ev[0]["train"] for x in e["ids"]), "minibatch outside the training set")
+            if e["ev"] == "skipped":
+                equal([e["idx"]], sel[:1], "skipped candidate")
+
+
+def _judge_evals_and_budget(ev, out):
+    parents, n, nval = out["parents"], len(out["candidates"]), len(out["val_subscores"][0])
+    starts = [e for e in ev if e["ev"] in ("eval_start", "eval_end")]
+    for s, t in zip(starts[::2], starts[1::2], strict=False):
+        equal((s["ev"], t["ev"]), ("eval_start", "eval_end"), "evaluation start/end pairing")
+        equal(s["idx"], t["idx"])
+        equal(s["traces"], t["traces"], "capture_traces vs has_trajectories")
+        equal(s["n"], len(t["scores"]))
+        equal(s["seed"], s["idx"] == 0, "is_seed_candidate")
+        equal(t["seed"], t["idx"] == 0, "is_seed_candidate")
+    # budget
+    bud = [e for e in ev if e["ev"] == "budget"]
+    if out["total_metric_calls"] > nval:
+        expect(bool(bud), "no budget update")
+    prev = None
+    for e in bud:
+        if prev is not None:
+            equal(e["used"], prev + e["delta"], "running total of metric calls")
+        expect(e["used"] - e["delta"] >= 0, "negative budget")
+        equal(e["remaining"], max(0, out["budget"] - e["used"]), "remaining budget")
+        prev = e["used"]
+    if bud:
+        equal(bud[-1]["used"], out["total_metric_calls"])
+    # merges
+    merged = [k for k in range(1, n) if len(parents[k]) == 2]
+    macc = [e for e in ev if e["ev"] == "merge_accepted"]
+    equal([e["idx"] for e in macc], merged)
+    for e in macc:
+        equal(e["parents"], sorted(parents[e["idx"]]))
+    equal(len([e for e in ev if e["ev"] == "merge_attempted"]),
+          len(macc) + len([e for e in ev if e["ev"] == "merge_rejected"]), "merge attempts")
+
+
+def _events_check(flat, instance_front=True):
+    out = {k: tree(flat, k) for k in ("candidates", "parents", "val_subscores", "agg", "best_idx",
+                                     "total_metric_calls", "events", "budget")}
+    _judge_events(out, instance_front)
+
+
+@check("run_current_best*")
+@check("run_improvement_or_equal")
+@check("run_no_valset")
+@check("run_perfect_minibatch*")
+@check("run_pareto[[]*")
+@check("run_merge[[]*")
+def events(flat, ref):
+    _events_check(flat)
+
+
+@check("run_objective_frontier")
+def events_objective(flat, ref):
+    _events_check(flat, instance_front=False)
+
+
+@check("run_perfect_minibatch")
+def perfect_skips(flat, ref):
+    ev = tree(flat, "events")
+    its = [e for e in ev if e["ev"] == "it_start"]
+    skipped = [e for e in ev if e["ev"] == "skipped"]
+    expect(len(its) >= 2 and len(skipped) == len(its), "every iteration with a perfect minibatch is skipped")
+
+
+@check("run_resume")
+def resume_saves(flat, ref):
+    expect(flat["saved_events"] >= 1, "no on_state_saved event in a run with a run_dir")
+
+
+@check("state_unscored_candidate")
+def unscored(flat, ref):
+    equal(flat["count"], 0)

@@ -16,6 +16,7 @@ metric-call accounting, budget, lineage)."""
 
 from __future__ import annotations
 
+import copy
 import random
 import re
 import tempfile
@@ -33,6 +34,7 @@ from gepa.proposer.merge import (
     filter_ancestors,
     sample_and_attempt_merge_programs_by_common_predictors,
 )
+from gepa.strategies.eval_policy import FullEvaluationPolicy
 from lmrbench_probe import case
 
 TEMPLATE = "CURRENT[[<curr_param>]]\nDATA[[<side_info>]]"
@@ -133,6 +135,93 @@ class FakeLM:
         return "```\n" + " ".join(sorted(new)) + "\n```"
 
 
+def _ix(v):
+    return -1 if v is None else v
+
+
+class Recorder:
+    """A GEPACallback that records each event with the fields whose meaning the callback protocol names."""
+
+    def __init__(self):
+        self.events = []
+
+    def _add(self, name, ev, **fields):
+        row = {"ev": name, "it": ev.get("iteration", -1)}
+        row.update(fields)
+        self.events.append(row)
+
+    def on_optimization_start(self, e):
+        self._add("start", e, train=e["trainset_size"], val=e["valset_size"])
+
+    def on_optimization_end(self, e):
+        self._add("end", e, best=e["best_candidate_idx"], total=e["total_metric_calls"])
+
+    def on_iteration_start(self, e):
+        self._add("it_start", e)
+
+    def on_iteration_end(self, e):
+        self._add("it_end", e, accepted=bool(e["proposal_accepted"]))
+
+    def on_candidate_selected(self, e):
+        self._add("selected", e, idx=e["candidate_idx"])
+
+    def on_minibatch_sampled(self, e):
+        self._add("minibatch", e, ids=sorted(e["minibatch_ids"]), train=e["trainset_size"])
+
+    def on_evaluation_start(self, e):
+        self._add("eval_start", e, idx=_ix(e["candidate_idx"]), n=e["batch_size"], traces=bool(e["capture_traces"]),
+                  seed=bool(e["is_seed_candidate"]))
+
+    def on_evaluation_end(self, e):
+        self._add("eval_end", e, idx=_ix(e["candidate_idx"]), scores=list(e["scores"]),
+                  traces=bool(e["has_trajectories"]), seed=bool(e["is_seed_candidate"]))
+
+    def on_evaluation_skipped(self, e):
+        self._add("skipped", e, idx=e["candidate_idx"])
+
+    def on_valset_evaluated(self, e):
+        scores = [e["scores_by_val_id"][k] for k in sorted(e["scores_by_val_id"])]
+        self._add("valset", e, idx=e["candidate_idx"], scores=scores, avg=e["average_score"],
+                  n=e["num_examples_evaluated"], size=e["total_valset_size"], best=bool(e["is_best_program"]))
+
+    def on_reflective_dataset_built(self, e):
+        self._add("refl_dataset", e, idx=e["candidate_idx"], comps=sorted(e["components"]))
+
+    def on_proposal_start(self, e):
+        self._add("prop_start", e, comps=sorted(e["components"]))
+
+    def on_proposal_end(self, e):
+        self._add("prop_end", e, new=dict(sorted(e["new_instructions"].items())))
+
+    def on_candidate_accepted(self, e):
+        self._add("accepted", e, idx=e["new_candidate_idx"], parents=sorted(e["parent_ids"]))
+
+    def on_candidate_rejected(self, e):
+        self._add("rejected", e)
+
+    def on_merge_attempted(self, e):
+        self._add("merge_attempted", e, parents=sorted(e["parent_ids"]))
+
+    def on_merge_accepted(self, e):
+        self._add("merge_accepted", e, idx=e["new_candidate_idx"], parents=sorted(e["parent_ids"]))
+
+    def on_merge_rejected(self, e):
+        self._add("merge_rejected", e, parents=sorted(e["parent_ids"]))
+
+    def on_pareto_front_updated(self, e):
+        self._add("front", e, front=sorted(e["new_front"]), displaced=sorted(e["displaced_candidates"]))
+
+    def on_state_saved(self, e):
+        self._add("saved", e, has_dir=e["run_dir"] is not None)
+
+    def on_budget_updated(self, e):
+        self._add("budget", e, used=e["metric_calls_used"], delta=e["metric_calls_delta"],
+                  remaining=-1 if e["metric_calls_remaining"] is None else e["metric_calls_remaining"])
+
+    def on_error(self, e):
+        self._add("error", e)
+
+
 SEED = {"a": "sun", "b": "gin"}
 
 
@@ -152,6 +241,8 @@ def result_dict(res, adapter=None, lm=None):
     if adapter is not None:
         out["eval_calls"] = adapter.calls
         out["n_eval_calls"] = len(adapter.calls)
+        out["events"] = adapter.events
+        out["budget"] = adapter.budget
     if lm is not None:
         out["lm_prompts"] = lm.prompts
     return out
@@ -162,6 +253,9 @@ def run(budget, seed=0, train=TRAIN, val=VAL, use_val=True, **kw):
         val = DVAL
     adapter = FakeAdapter(objectives=kw.pop("objectives", False))
     lm = FakeLM()
+    recorder = Recorder()
+    kw.setdefault("callbacks", [recorder])
+    kw.setdefault("logger", _Quiet())
     res = gepa.optimize(
         seed_candidate=dict(kw.pop("seed_candidate", SEED)),
         trainset=make_data(train, "t"),
@@ -171,10 +265,11 @@ def run(budget, seed=0, train=TRAIN, val=VAL, use_val=True, **kw):
         reflection_prompt_template=TEMPLATE,
         max_metric_calls=budget,
         seed=seed,
-        logger=_Quiet(),
         track_best_outputs=False,
         **kw,
     )
+    adapter.events = recorder.events
+    adapter.budget = budget
     return res, adapter, lm
 
 
@@ -456,35 +551,35 @@ SMALL_TRAIN = [("a", "red", "blue"), ("b", "cat", "dog"), ("b", "tea", "gin")]
 DVAL = [("a", "red", "blue"), ("b", "cat", "dog"), ("b", "tea", "gin"), ("a", "sun", "moon"), ("b", "cat", "gin")]
 
 
-@case(params=[20, 33, 60, 90])
+@case(params=[20, 33, 60, 90], outputs={"*discovery*": {"compare": "none"}, "events*": {"compare": "none"}})
 def run_current_best(budget):
     res, adapter, lm = run(budget, train=SMALL_TRAIN, candidate_selection_strategy="current_best",
                            reflection_minibatch_size=3)
     return result_dict(res, adapter, lm)
 
 
-@case
+@case(outputs={"*discovery*": {"compare": "none"}, "events*": {"compare": "none"}})
 def run_current_best_all_components():
     res, adapter, lm = run(60, train=SMALL_TRAIN, candidate_selection_strategy="current_best",
                            reflection_minibatch_size=3, module_selector="all")
     return result_dict(res, adapter, lm)
 
 
-@case
+@case(outputs={"*discovery*": {"compare": "none"}, "events*": {"compare": "none"}})
 def run_improvement_or_equal():
     res, adapter, lm = run(60, train=SMALL_TRAIN, candidate_selection_strategy="current_best",
                            reflection_minibatch_size=3, acceptance_criterion="improvement_or_equal")
     return result_dict(res, adapter, lm)
 
 
-@case
+@case(outputs={"*discovery*": {"compare": "none"}, "events*": {"compare": "none"}})
 def run_no_valset():
     res, adapter, lm = run(40, train=SMALL_TRAIN, use_val=False, candidate_selection_strategy="current_best",
                            reflection_minibatch_size=3)
     return result_dict(res, adapter, lm)
 
 
-@case
+@case(outputs={"*discovery*": {"compare": "none"}, "events*": {"compare": "none"}})
 def run_perfect_minibatch():
     # The seed already solves the whole (single-minibatch) training set: nothing is proposed, budget still spent.
     res, adapter, lm = run(25, train=[("a", "sun", "moon"), ("b", "gin", "tea"), ("a", "sun", "red")],
@@ -492,7 +587,7 @@ def run_perfect_minibatch():
     return result_dict(res, adapter, lm)
 
 
-@case
+@case(outputs={"*discovery*": {"compare": "none"}, "events*": {"compare": "none"}})
 def run_perfect_minibatch_not_skipped():
     res, adapter, lm = run(25, train=[("a", "sun", "moon"), ("b", "gin", "tea"), ("a", "sun", "red")],
                            candidate_selection_strategy="current_best", reflection_minibatch_size=3,
@@ -500,7 +595,7 @@ def run_perfect_minibatch_not_skipped():
     return result_dict(res, adapter, lm)
 
 
-@case
+@case(outputs={"events*": {"compare": "none"}})
 def run_cached():
     # Which evaluations a cache may serve is an implementation choice: only the course of the search is compared.
     res, _, _ = run(60, train=SMALL_TRAIN, candidate_selection_strategy="current_best",
@@ -523,17 +618,18 @@ def run_cached_accounting():
     }
 
 
-@case
+@case(outputs={"*discovery*": {"compare": "none"}, "saved_events": {"compare": "none"}})
 def run_resume():
     with tempfile.TemporaryDirectory() as d:
         first, _, _ = run(30, train=SMALL_TRAIN, candidate_selection_strategy="current_best",
                            reflection_minibatch_size=3, run_dir=d)
-        second, _, _ = run(70, train=SMALL_TRAIN, candidate_selection_strategy="current_best",
+        second, a2, _ = run(70, train=SMALL_TRAIN, candidate_selection_strategy="current_best",
                            reflection_minibatch_size=3, run_dir=d)
-    return {"first": result_dict(first), "second": result_dict(second)}
+    saved = sum(1 for e in a2.events if e["ev"] == "saved" and e["has_dir"])
+    return {"first": result_dict(first), "second": result_dict(second), "saved_events": saved}
 
 
-@case
+@case(outputs={"*discovery*": {"compare": "none"}, "events*": {"compare": "none"}})
 def run_objective_frontier():
     res, adapter, lm = run(60, train=SMALL_TRAIN, candidate_selection_strategy="current_best",
                            reflection_minibatch_size=3, frontier_type="objective", objectives=True)
@@ -564,3 +660,62 @@ def run_merge(seed):
 @case
 def optimize_needs_stop_condition():
     return {"res": run(None, train=SMALL_TRAIN)}
+
+
+class CountingPolicy(FullEvaluationPolicy):
+    def __init__(self):
+        self.batches = 0
+
+    def get_eval_batch(self, loader, state, target_program_idx=None):
+        self.batches += 1
+        return super().get_eval_batch(loader, state, target_program_idx)
+
+
+@case
+def optimize_eval_policy_options():
+    base = result_dict(run(60, train=SMALL_TRAIN, candidate_selection_strategy="current_best",
+                           reflection_minibatch_size=3)[0])
+    named = result_dict(run(60, train=SMALL_TRAIN, candidate_selection_strategy="current_best",
+                            reflection_minibatch_size=3, val_evaluation_policy="full_eval")[0])
+    policy = CountingPolicy()
+    custom = result_dict(run(60, train=SMALL_TRAIN, candidate_selection_strategy="current_best",
+                             reflection_minibatch_size=3, val_evaluation_policy=policy)[0])
+    try:
+        run(60, train=SMALL_TRAIN, val_evaluation_policy="every_other")
+        bad = False
+    except Exception:
+        bad = True
+    return {"named_same": named == base, "custom_same": custom == base, "custom_used": policy.batches > 0,
+            "unknown_rejected": bad}
+
+
+@case(outputs={"*discovery*": {"compare": "none"}})
+def optimize_default_logger_in_run_dir():
+    with tempfile.TemporaryDirectory() as d:
+        res, _, _ = run(40, train=SMALL_TRAIN, candidate_selection_strategy="current_best",
+                        reflection_minibatch_size=3, run_dir=d, logger=None)
+    return result_dict(res)
+
+
+class ForeignAndDuplicates:
+    """A selection strategy breaking the contract: returns copies (foreign objects) and each proposal twice."""
+
+    def select(self, proposals, state, acceptance_criterion):
+        keep = [p for p in proposals if acceptance_criterion.should_accept(p, state)]
+        return [copy.copy(p) for p in keep] + keep + keep
+
+
+@case(outputs={"*discovery*": {"compare": "none"}})
+def selection_strategy_contract():
+    res, _, _ = run(60, train=SMALL_TRAIN, candidate_selection_strategy="current_best",
+                    reflection_minibatch_size=3, selection_strategy=ForeignAndDuplicates())
+    return result_dict(res)
+
+
+@case
+def state_unscored_candidate():
+    st = _build_state("instance", objectives=False)
+    idx = st.update_state_with_new_program([0], {"a": "z", "b": "z"}, _ve({}), None, 50)
+    count = st.get_program_average_val_subset(idx)[1]
+    return {"count": count, "front_progs": [sorted(st.program_at_pareto_front_valset[k])
+                                            for k in sorted(st.program_at_pareto_front_valset)]}
