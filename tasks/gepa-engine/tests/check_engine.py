@@ -190,7 +190,7 @@ def repeatable(out, ref):
     expect(tree(out, "r1") == tree(out, "r2"), "the same seed gave two different runs")
 
 
-@check("pareto_sampling[[]0]")
+@check("pareto_sampling[0]")
 def sampling_weights(flat, ref):
     out = {"counts": tree(flat, "counts")}
     # wins: 0 -> {e0}, 1 -> {e1, e2, e3}, 2 -> {e3, e4, e5, e6}; nobody dominated; weights 1 : 3 : 4
@@ -201,7 +201,7 @@ def sampling_weights(flat, ref):
         expect(abs(c - 3000 * p) <= 5 * sd, f"count {c}, expected about {3000 * p:.0f}")
 
 
-@check("pareto_sampling[[]1]")
+@check("pareto_sampling[1]")
 def sampling_dominated(flat, ref):
     out = {"counts": tree(flat, "counts")}
     # 2 wins only on e2, where 1 also wins (1 also wins e1): 2 is dominated and never sampled; 0 : 1 = 1 : 2
@@ -231,7 +231,7 @@ def hand_front(flat, ref):
     close(out["agg"], [0.4375, 0.375, 0.625, 0.625, 1.0], rtol=1e-12)
 
 
-@check("run_current_best[[]2]")  # budget 60
+@check("run_current_best[2]")  # budget 60
 def hand_budget(flat, ref):
     out = {k: tree(flat, k) for k in ("total_metric_calls", "candidates")}
     # seed on 5 Pareto examples (5); each iteration spends 3 + 3 on the minibatch, +5 when the child is kept.
@@ -397,8 +397,8 @@ def _events_check(flat, instance_front=True):
 @check("run_improvement_or_equal")
 @check("run_no_valset")
 @check("run_perfect_minibatch*")
-@check("run_pareto[[]*")
-@check("run_merge[[]*")
+@check("run_pareto[*")
+@check("run_merge[*")
 def events(flat, ref):
     _events_check(flat)
 
