@@ -23,18 +23,25 @@ import tempfile
 
 import gepa
 from gepa.core.adapter import EvaluationBatch
+from gepa.core.engine import GEPAEngine
 from gepa.core.state import EvaluationCache, GEPAState, ValsetEvaluation
 from gepa.gepa_utils import (
     find_dominator_programs,
     remove_dominated_programs,
     select_program_candidate_from_pareto_front,
 )
+from gepa.logging.experiment_tracker import create_experiment_tracker
 from gepa.proposer.merge import (
     does_triplet_have_desirable_predictors,
     filter_ancestors,
     sample_and_attempt_merge_programs_by_common_predictors,
 )
+from gepa.proposer.reflective_mutation.reflective_mutation import ReflectiveMutationProposer
+from gepa.strategies.batch_sampler import EpochShuffledBatchSampler
+from gepa.strategies.candidate_selector import CurrentBestCandidateSelector
+from gepa.strategies.component_selector import RoundRobinReflectionComponentSelector
 from gepa.strategies.eval_policy import FullEvaluationPolicy
+from gepa.utils import MaxMetricCallsStopper
 from lmrbench_probe import case
 
 TEMPLATE = "CURRENT[[<curr_param>]]\nDATA[[<side_info>]]"
@@ -718,3 +725,39 @@ def state_unscored_candidate():
     count = st.get_program_average_val_subset(idx)[1]
     return {"count": count, "front_progs": [sorted(st.program_at_pareto_front_valset[k])
                                             for k in sorted(st.program_at_pareto_front_valset)]}
+
+
+class _StopAfter:
+    """A callback asking the engine to stop once `n` iterations have ended."""
+
+    def __init__(self, n):
+        self.n = n
+        self.ended = 0
+        self.engine = None
+
+    def on_iteration_end(self, e):
+        self.ended += 1
+        if self.ended == self.n:
+            self.engine.request_stop()
+
+
+@case
+def engine_request_stop():
+    adapter = FakeAdapter()
+    train = make_data(SMALL_TRAIN, "t")
+    stopper = _StopAfter(2)
+    proposer = ReflectiveMutationProposer(
+        logger=_Quiet(), trainset=train, adapter=adapter, candidate_selector=CurrentBestCandidateSelector(),
+        module_selector=RoundRobinReflectionComponentSelector(),
+        batch_sampler=EpochShuffledBatchSampler(3, rng=random.Random(0)), perfect_score=1.0,
+        skip_perfect_score=True, experiment_tracker=create_experiment_tracker(), reflection_lm=FakeLM(),
+        reflection_prompt_template=TEMPLATE, callbacks=[stopper])
+    engine = GEPAEngine(
+        adapter=adapter, run_dir=None, valset=make_data(DVAL, "v"), seed_candidate=dict(SEED), perfect_score=1.0,
+        seed=0, reflective_proposer=proposer, merge_proposer=None, frontier_type="instance", logger=_Quiet(),
+        experiment_tracker=create_experiment_tracker(), callbacks=[stopper],
+        stop_callback=MaxMetricCallsStopper(1000))
+    stopper.engine = engine
+    state = engine.run()
+    return {"iterations_ended": stopper.ended, "total": state.total_num_evals,
+            "candidates": [[c["a"], c["b"]] for c in state.program_candidates]}
