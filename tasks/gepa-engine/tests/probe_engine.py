@@ -41,6 +41,8 @@ from gepa.strategies.batch_sampler import EpochShuffledBatchSampler
 from gepa.strategies.candidate_selector import CurrentBestCandidateSelector
 from gepa.strategies.component_selector import RoundRobinReflectionComponentSelector
 from gepa.strategies.eval_policy import FullEvaluationPolicy
+from gepa.strategies.proposal_sampling import SameParentSampling
+from gepa.strategies.proposal_selection import BestImprovement
 from gepa.utils import MaxMetricCallsStopper
 from lmrbench_probe import case
 
@@ -256,7 +258,7 @@ def result_dict(res, adapter=None, lm=None):
 
 
 def run(budget, seed=0, train=TRAIN, val=VAL, use_val=True, **kw):
-    if train is SMALL_TRAIN:
+    if train is SMALL_TRAIN or train is WIDE_TRAIN:
         val = DVAL
     adapter = FakeAdapter(objectives=kw.pop("objectives", False))
     lm = FakeLM()
@@ -761,3 +763,23 @@ def engine_request_stop():
     state = engine.run()
     return {"iterations_ended": stopper.ended, "total": state.total_num_evals,
             "candidates": [[c["a"], c["b"]] for c in state.program_candidates]}
+
+
+WIDE_TRAIN = [("a", "red", "blue"), ("b", "cat", "dog"), ("b", "tea", "gin"),
+              ("a", "sun", "moon"), ("b", "cat", "gin"), ("a", "red", "moon")]
+
+
+@case(outputs={"*discovery*": {"compare": "none"}, "events*": {"compare": "none"}})
+def run_same_parent_sampling():
+    # two (parent, minibatch) tasks per iteration from one parent; every improving child is kept
+    res, adapter, lm = run(90, train=SMALL_TRAIN, candidate_selection_strategy="current_best",
+                           reflection_minibatch_size=3, sampling_strategy=SameParentSampling(2))
+    return result_dict(res, adapter, lm)
+
+
+@case(outputs={"*discovery*": {"compare": "none"}, "events*": {"compare": "none"}})
+def run_two_tasks_best_improvement():
+    res, adapter, lm = run(90, train=WIDE_TRAIN, val=DVAL, candidate_selection_strategy="current_best",
+                           reflection_minibatch_size=3, sampling_strategy=SameParentSampling(2),
+                           selection_strategy=BestImprovement())
+    return result_dict(res, adapter, lm)
