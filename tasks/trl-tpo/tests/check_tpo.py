@@ -55,7 +55,7 @@ def _preference_term(out, ref):
 
 
 def _nll_readings(out):
-    gold, lens = _per_sequence(out, "reference")
+    gold, _lens = _per_sequence(out, "reference")
     every = np.concatenate(gold)
     return {
         "mean over gold tokens": -every.mean(),

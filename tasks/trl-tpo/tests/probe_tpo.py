@@ -24,7 +24,6 @@ from datasets import Dataset, disable_progress_bars  # noqa: E402
 from tokenizers import Tokenizer, models, pre_tokenizers  # noqa: E402
 from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast  # noqa: E402
 from transformers.utils import logging as hf_logging  # noqa: E402
-
 from trl.data_utils import common_prefix_length, extract_prompt, is_conversational  # noqa: E402
 from trl.experimental.tpo import TPOConfig, TPOTrainer  # noqa: E402
 from trl.experimental.tpo.tpo_trainer import DataCollatorForTriplePreference  # noqa: E402
