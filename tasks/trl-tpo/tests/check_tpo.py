@@ -77,7 +77,7 @@ def loss_from_the_equations(out, ref):
         close(out["rewards/chosen"], r_c.mean(), rtol=1e-6, atol=1e-9)
         close(out["rewards/rejected"], r_r.mean(), rtol=1e-6, atol=1e-9)
         close(out["rewards/margins"], (r_c - r_r).mean(), rtol=1e-6, atol=1e-9)
-        close(out["rewards/accuracies"], float((r_c > r_r).mean()), rtol=1e-12)
+        close(out["rewards/accuracies"], float((r_c > r_r).mean()), rtol=1e-6)  # logged through float32
 
 
 # preferred == dispreferred, alpha = 0, beta = 0.5, gamma = 0.5: the gap is 0, so
