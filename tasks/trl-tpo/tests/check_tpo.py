@@ -78,6 +78,18 @@ def loss_from_the_equations(out, ref):
         close(out["rewards/rejected"], r_r.mean(), rtol=1e-6, atol=1e-9)
         close(out["rewards/margins"], (r_c - r_r).mean(), rtol=1e-6, atol=1e-9)
         close(out["rewards/accuracies"], float((r_c > r_r).mean()), rtol=1e-6)  # logged through float32
+    if ref["loss_type"] in ("sigmoid", "hinge"):
+        chosen, _ = _per_sequence(out, "chosen")
+        rejected, _ = _per_sequence(out, "rejected")
+        close(out["logps/chosen"], np.mean([t.sum() for t in chosen]), rtol=1e-6, atol=1e-9)
+        close(out["logps/rejected"], np.mean([t.sum() for t in rejected]), rtol=1e-6, atol=1e-9)
+    # Mean predictive entropy over the completion tokens of the batch; whether the gold responses count
+    # is not decided, so both readings are accepted.
+    ent = {k: np.asarray(out[f"tok_entropy_{k}"], dtype=np.float64) for k in ("chosen", "rejected", "reference")}
+    readings = [np.concatenate([ent["chosen"], ent["rejected"]]).mean(),
+                np.concatenate([ent["chosen"], ent["rejected"], ent["reference"]]).mean()]
+    value = float(out["entropy"])
+    expect(any(math.isclose(value, v, rel_tol=1e-6) for v in readings), f"entropy {value} is none of {readings}")
 
 
 # preferred == dispreferred, alpha = 0, beta = 0.5, gamma = 0.5: the gap is 0, so
@@ -104,6 +116,17 @@ def training_decreases_the_objective(out, ref):
     losses = np.asarray(out["losses"], dtype=np.float64)
     expect(np.all(np.isfinite(losses)), "non-finite loss")
     expect(losses[-1] < losses[0], f"the objective did not decrease over the steps: {losses}")
+
+
+@check("training_steps*")
+def tokens_seen(out, ref):
+    # Cumulative count of the (unpadded) tokens trained on, one full batch per step; whether the gold sequences
+    # count is not decided, so both readings are accepted.
+    seq = {k: int(out[f"seq_tokens.{k}"]) for k in ("chosen", "rejected", "reference")}
+    n = np.asarray(out["num_tokens"], dtype=np.float64)
+    steps = np.arange(1, len(n) + 1)
+    readings = [steps * (seq["chosen"] + seq["rejected"]), steps * (seq["chosen"] + seq["rejected"] + seq["reference"])]
+    expect(any(np.array_equal(n, r) for r in readings), f"num_tokens {n} is none of {readings}")
 
 
 @check("training_steps[*]")

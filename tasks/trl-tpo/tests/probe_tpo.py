@@ -88,16 +88,18 @@ TRIPLES = {
 
 
 def sequence_logps(model, tok, prompts, completions):
-    """Per-example token log-probabilities of `completion + eos` given `prompt`, straight from the logits."""
-    out = []
+    """Per-example token log-probabilities and predictive entropies of `completion + eos` given `prompt`,
+    straight from the logits."""
+    out, ent = [], []
     with torch.no_grad():
         for p, c in zip(prompts, completions, strict=True):
             p_ids = tok(p)["input_ids"]
             ids = tok(p + c + tok.eos_token)["input_ids"]
-            logits = model(torch.tensor([ids])).logits[0].log_softmax(-1)
+            logps = model(torch.tensor([ids])).logits[0].log_softmax(-1)[len(p_ids) - 1:-1]
             tgt = torch.tensor(ids[len(p_ids):])
-            out.append(logits[len(p_ids) - 1:-1].gather(-1, tgt[:, None])[:, 0])
-    return out
+            out.append(logps.gather(-1, tgt[:, None])[:, 0])
+            ent.append(-(logps.exp() * logps).sum(-1))
+    return out, ent
 
 
 def evaluate_run(loss_type, beta=0.5, alpha=1.0, gamma=0.5, smoothing=0.0, data=None):
@@ -105,7 +107,8 @@ def evaluate_run(loss_type, beta=0.5, alpha=1.0, gamma=0.5, smoothing=0.0, data=
     data = data or TRIPLES
     tok = tokenizer()
     model = llama()
-    logps = {k: sequence_logps(model, tok, data["prompt"], data[k]) for k in ("chosen", "rejected", "reference")}
+    both = {k: sequence_logps(model, tok, data["prompt"], data[k]) for k in ("chosen", "rejected", "reference")}
+    logps = {k: v[0] for k, v in both.items()}
     ds = Dataset.from_dict(data)
     with tempfile.TemporaryDirectory() as d:
         args = config(d, loss_type=loss_type, beta=beta, tpo_alpha=alpha, tpo_l_gamma=gamma,
@@ -115,8 +118,14 @@ def evaluate_run(loss_type, beta=0.5, alpha=1.0, gamma=0.5, smoothing=0.0, data=
     res = {"eval_loss": metrics["eval_loss"]}
     for key in ("rewards/chosen", "rewards/rejected", "rewards/margins", "rewards/accuracies"):
         res[key] = metrics.get(f"eval_{key}")
+    for key in ("logits/chosen", "logits/rejected", "mean_token_accuracy"):
+        res[key] = metrics.get(f"eval_{key}")
+    res["entropy"] = metrics.get("eval_entropy")
+    res["_logps/chosen"] = metrics.get("eval_logps/chosen")
+    res["_logps/rejected"] = metrics.get("eval_logps/rejected")
     for k, v in logps.items():
         res[f"tok_logps_{k}"] = torch.cat(v)
+        res[f"tok_entropy_{k}"] = torch.cat(both[k][1])
         res[f"len_{k}"] = torch.tensor([len(t) for t in v])
     return res
 
@@ -134,7 +143,7 @@ LOSS_RUNS = {
 
 
 @case(params=list(LOSS_RUNS), ids=list(LOSS_RUNS), rtol=1e-6, atol=1e-9,
-      outputs={"eval_loss": {"compare": "none"}, "rewards/*": {"rtol": 1e-6}})
+      outputs={"eval_loss": {"compare": "none"}, "entropy": {"compare": "none"}})
 def loss_at_start(name):
     spec = dict(LOSS_RUNS[name])
     res = evaluate_run(**spec)
@@ -143,6 +152,11 @@ def loss_at_start(name):
     res["gamma"] = spec.get("gamma", 0.5)
     res["smoothing"] = spec.get("smoothing", 0.0)
     res["loss_type"] = spec["loss_type"]
+    if spec["loss_type"] in ("sigmoid", "hinge"):  # summed log-likelihoods, as DPO/CPO log them
+        res["logps/chosen"] = res.pop("_logps/chosen")
+        res["logps/rejected"] = res.pop("_logps/rejected")
+    else:
+        del res["_logps/chosen"], res["_logps/rejected"]
     if spec["loss_type"] == "ipo":  # whether IPO's logged rewards are length-normalised is not decided
         for key in ("rewards/chosen", "rewards/rejected", "rewards/margins", "rewards/accuracies"):
             del res[key]
@@ -170,7 +184,13 @@ def train_run(loss_type, alpha, steps=3, lr=5e-2, data=None, **kw):
         trainer = TPOTrainer(model=model, args=args, train_dataset=ds, processing_class=tok)
         trainer.train()
         hist = [h for h in trainer.state.log_history if "loss" in h]
+    data = data or TRIPLES
+    seq_tokens = {k: sum(len(tok(p + c + tok.eos_token)["input_ids"]) for p, c in zip(data["prompt"], data[k],
+                                                                                      strict=True))
+                  for k in ("chosen", "rejected", "reference")}
     return {
+        "num_tokens": torch.tensor([h["num_tokens"] for h in hist], dtype=torch.float64),
+        "seq_tokens": seq_tokens,
         "losses": torch.tensor([h["loss"] for h in hist], dtype=torch.float64),
         "params": torch.cat([p.detach().flatten() for p in trainer.model.parameters()]),
         "margins": torch.tensor([h["rewards/margins"] for h in hist], dtype=torch.float64),
@@ -181,21 +201,23 @@ def train_run(loss_type, alpha, steps=3, lr=5e-2, data=None, **kw):
 ONE_TOKEN_GOLD = dict(TRIPLES, reference=["", "", ""])
 
 
-@case(params=["sigmoid", "tpo-l"], ids=["sigmoid", "tpo_l"], rtol=1e-6, atol=1e-8, outputs={"losses": {"rtol": 1e-5}})
+@case(params=["sigmoid", "tpo-l"], ids=["sigmoid", "tpo_l"], rtol=1e-6, atol=1e-8,
+      outputs={"losses": {"rtol": 1e-5}, "num_tokens": {"compare": "none"}})
 def training_steps(loss_type):
     """Three AdamW steps on the whole batch: the gradient of the whole objective reaches every parameter."""
     return train_run(loss_type, alpha=1.0, data=ONE_TOKEN_GOLD)
 
 
-@case(rtol=1e-6, atol=1e-8, outputs={"losses": {"rtol": 1e-5}})
+@case(rtol=1e-6, atol=1e-8, outputs={"losses": {"rtol": 1e-5}, "num_tokens": {"compare": "none"}})
 def training_steps_alpha0():
     """tpo_alpha=0: no NLL term; the gold response plays no part (a garbage gold changes nothing)."""
     a = train_run("sigmoid", alpha=0.0)
     b = train_run("sigmoid", alpha=0.0, data=dict(TRIPLES, reference=[" b b b", " d", " a"]))
-    return {"params": a["params"], "losses": a["losses"], "params_other_gold": b["params"]}
+    return {"params": a["params"], "losses": a["losses"], "params_other_gold": b["params"],
+            "num_tokens": a["num_tokens"], "seq_tokens": a["seq_tokens"]}
 
 
-@case(rtol=1e-6, atol=1e-8, outputs={"losses": {"rtol": 1e-5}})
+@case(rtol=1e-6, atol=1e-8, outputs={"losses": {"rtol": 1e-5}, "num_tokens": {"compare": "none"}})
 def training_steps_extra_column():
     """A dataset with an extra column trains (unused columns are removed by default)."""
     data = dict(ONE_TOKEN_GOLD, note=["a", "b", "c"])
@@ -283,20 +305,17 @@ def collator_bad_truncation_mode():
     return {"out": coll([dict(e) for e in COLLATOR_EXAMPLES])["input_ids"]}
 
 
-@case
-def missing_reference_column_raises():
-    data = {k: v for k, v in TRIPLES.items() if k != "reference"}
-    with tempfile.TemporaryDirectory() as d:
-        TPOTrainer(model=llama(), args=config(d), train_dataset=Dataset.from_dict(data), processing_class=tokenizer())
-    return {"ok": True}
-
-
-@case
-def missing_rejected_column_raises():
-    data = {k: v for k, v in TRIPLES.items() if k != "rejected"}
-    with tempfile.TemporaryDirectory() as d:
-        TPOTrainer(model=llama(), args=config(d), train_dataset=Dataset.from_dict(data), processing_class=tokenizer())
-    return {"ok": True}
+@case(params=["reference", "rejected"], ids=["reference", "rejected"], compare="exact")
+def missing_column_refused(column):
+    """A dataset without one of the three completions is refused (the exception type is not decided)."""
+    data = {k: v for k, v in TRIPLES.items() if k != column}
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            TPOTrainer(model=llama(), args=config(d), train_dataset=Dataset.from_dict(data),
+                       processing_class=tokenizer())
+    except Exception:
+        return {"refused": True}
+    return {"refused": False}
 
 
 @case
@@ -305,6 +324,33 @@ def gold_without_implicit_prompt_raises():
     with tempfile.TemporaryDirectory() as d:
         TPOTrainer(model=llama(), args=config(d), train_dataset=Dataset.from_dict(data), processing_class=tokenizer())
     return {"ok": True}
+
+
+@case(compare="exact")
+def peft_config_refused():
+    """A `peft_config` that cannot be used (peft is not installed here, and this is no PeftConfig) is refused."""
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            TPOTrainer(model=llama(), args=config(d), train_dataset=Dataset.from_dict(TRIPLES),
+                       processing_class=tokenizer(), peft_config=object())
+    except Exception:
+        return {"refused": True}
+    return {"refused": False}
+
+
+@case(rtol=1e-6, atol=1e-8, outputs={"losses": {"rtol": 1e-5}})
+def iterable_dataset():
+    """Training from an IterableDataset (prepared lazily, without the map options only Dataset supports)."""
+    tok = tokenizer()
+    model = llama(seed=1)
+    ds = Dataset.from_dict(dict(TRIPLES, reference=["", "", ""])).to_iterable_dataset()
+    with tempfile.TemporaryDirectory() as d:
+        args = config(d, max_steps=2, learning_rate=5e-2, lr_scheduler_type="constant", beta=0.5)
+        trainer = TPOTrainer(model=model, args=args, train_dataset=ds, processing_class=tok)
+        trainer.train()
+        hist = [h for h in trainer.state.log_history if "loss" in h]
+    return {"losses": torch.tensor([h["loss"] for h in hist], dtype=torch.float64),
+            "params": torch.cat([p.detach().flatten() for p in trainer.model.parameters()])}
 
 
 @case
@@ -354,16 +400,17 @@ def model_from_path():
     src = src.to(torch.float32)
     with tempfile.TemporaryDirectory() as d:
         src.save_pretrained(f"{d}/m")
+        tokenizer().save_pretrained(f"{d}/m")
         m32 = create_model_from_path(f"{d}/m")
         m16 = create_model_from_path(f"{d}/m", dtype="bfloat16")
         with tempfile.TemporaryDirectory() as o:
-            trainer = TPOTrainer(model=f"{d}/m", args=config(o), train_dataset=Dataset.from_dict(TRIPLES),
-                                 processing_class=tokenizer())
+            trainer = TPOTrainer(model=f"{d}/m", args=config(o), train_dataset=Dataset.from_dict(TRIPLES))
             tm = trainer.model
+            loaded_ids = [list(r) for r in trainer.train_dataset["chosen_ids"]]
     flat = torch.cat([p.detach().flatten().double() for p in src.parameters()])
     return {
         "class": type(m32).__name__, "dtype32": str(m32.dtype), "dtype16": str(m16.dtype),
-        "trainer_class": type(tm).__name__, "trainer_dtype": str(tm.dtype),
+        "trainer_class": type(tm).__name__, "trainer_dtype": str(tm.dtype), "chosen_ids": loaded_ids,
         "same_weights": torch.cat([p.detach().flatten().double() for p in m32.parameters()]) - flat,
         "trainer_weights": torch.cat([p.detach().flatten().double() for p in tm.parameters()]) - flat,
     }
@@ -410,7 +457,10 @@ def log_softmax_helpers():
     index = torch.randint(0, 7, (2, 5), generator=g)
     topk = torch.randint(0, 7, (2, 5, 3), generator=g)
     mask = torch.tensor([[1, 1, 0, 1, 0], [0, 1, 1, 1, 1]])
-    lp, ent = selective_log_softmax_and_entropy(logits, index, temperature=0.7, row_mask=mask)
+    lp, _ = selective_log_softmax_and_entropy(logits, index, temperature=0.7, row_mask=mask)
+    lp_t2, _ = selective_log_softmax_and_entropy(logits, index, temperature=2.0)
+    logits4 = logits.reshape(2, 5, 7)[:, None].expand(2, 3, 5, 7) * torch.tensor([1.0, 0.5, 2.0])[None, :, None, None]
+    _, ent = selective_log_softmax_and_entropy(logits, index, row_mask=mask)
     lp2, ent2 = selective_log_softmax_and_entropy(logits.clone().requires_grad_(), index,
                                                   entropy_requires_grad=False)
     return {
@@ -418,6 +468,8 @@ def log_softmax_helpers():
         "topk": selective_log_softmax(logits, topk),
         "temp_masked": selective_log_softmax(logits, index, temperature=2.5, row_mask=mask),
         "bf16": selective_log_softmax(logits.to(torch.bfloat16), index).double(),
+        "bf16_4d": selective_log_softmax(logits4.to(torch.bfloat16), index[:, None].expand(2, 3, 5)).double(),
+        "joint_t2_logps": lp_t2,
         "entropy": entropy_from_logits(logits),
         "entropy_chunks": entropy_from_logits(logits, chunk_size=3),
         "joint_logps": lp, "joint_entropy": ent,
@@ -430,6 +482,11 @@ def log_softmax_helpers():
 def log_softmax_bad_temperature():
     return {"out": selective_log_softmax_and_entropy(_logits(), torch.zeros(2, 5, dtype=torch.long),
                                                      temperature=0.0)[0]}
+
+
+@case
+def selective_log_softmax_zero_temperature():
+    return {"out": selective_log_softmax(_logits(), torch.zeros(2, 5, dtype=torch.long), temperature=0.0)}
 
 
 @case
@@ -455,8 +512,7 @@ def data_helpers():
                  is_conversational({"chosen": conv["chosen"], "rejected": conv["rejected"]}),
                  is_conversational({"prompt": "x", "chosen": "y"}),
                  is_conversational({"messages": [{"role": "user", "content": "x"}]}),
-                 is_conversational({"text": [{"role": "user", "content": "x"}]}),
-                 is_conversational({"completion": [{"content": "x"}]})],
+                 is_conversational({"completion": [{"from": "user", "value": "x"}]})],
     }
 
 
