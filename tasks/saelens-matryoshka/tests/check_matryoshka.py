@@ -197,4 +197,5 @@ def validation_errors(out, ref):
 def training_checkpoint(out, ref):
     expect(_raised(out["inference_refused"]), "a training checkpoint loaded as an inference SAE")
     close(out["loss_loaded"], out["loss_orig"], rtol=1e-12)
-    close(float(out["threshold_loaded"]), float(out["threshold_other"]), rtol=1e-12)
+    close(float(out["threshold_loaded"]), float(out["threshold_orig"]), rtol=1e-12)
+    close(float(out["threshold_other"]), float(out["threshold_orig"]), rtol=1e-12)

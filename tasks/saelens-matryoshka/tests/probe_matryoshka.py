@@ -361,7 +361,7 @@ def save_inference_roundtrip(p):
     # the same weights through the training SAE's own encoder, with the JumpReLU rule in its units
     with torch.no_grad():
         _, h_train = sae.encode_with_hidden_pre(x)
-        train_recon_of_loaded = sae.decode(acts / sae.W_dec.norm(dim=-1) if rescale else acts)
+        train_recon_of_loaded = sae.decode(acts)
     result = {"files": names, "class": type(loaded).__name__, "cfg_class": type(loaded.cfg).__name__,
               "architecture": loaded.cfg.architecture(), "state_keys": sorted(state),
               "threshold": state["threshold"], "W_enc": state["W_enc"], "W_dec": state["W_dec"],
@@ -397,12 +397,13 @@ def save_training_roundtrip(maux):
             SAE.load_from_disk(tmp)
         except Exception as e:  # noqa: BLE001
             refused = type(e).__name__
+    th_loaded, th_other, th_orig = float(loaded.topk_threshold), float(other.topk_threshold), float(sae.topk_threshold)
     out_a = _step(loaded, x, dead=_dead_mask("many"))
     out_b = _step(sae, x, dead=_dead_mask("many"))
     return {"class": type(loaded).__name__, "widths": list(loaded.cfg.matryoshka_widths),
             "aux": loaded.cfg.use_matryoshka_aux_loss, "lr": loaded.cfg.topk_threshold_lr,
             "state_keys": sorted(loaded.state_dict()),
-            "threshold_loaded": float(loaded.topk_threshold), "threshold_other": float(other.topk_threshold),
+            "threshold_loaded": th_loaded, "threshold_other": th_other, "threshold_orig": th_orig,
             "loss_loaded": out_a.loss.detach(), "loss_orig": out_b.loss.detach(),
             "acts_loaded": out_a.feature_acts.detach(), "inference_refused": refused}
 
