@@ -169,6 +169,7 @@ def topk_fold(out, ref):
     equal(_raised(out["fold"]), _raised(ref["fold"]))
     if not _raised(ref["fold"]):
         close(out["fold_out"], out["out"], rtol=1e-9, atol=1e-12)
+        close(out["fold_norms"], np.ones_like(_a(out["fold_norms"])), rtol=1e-9)
 
 
 @check("batchtopk_folds[*]")
@@ -199,3 +200,9 @@ def training_checkpoint(out, ref):
     close(out["loss_loaded"], out["loss_orig"], rtol=1e-12)
     close(float(out["threshold_loaded"]), float(out["threshold_orig"]), rtol=1e-12)
     close(float(out["threshold_other"]), float(out["threshold_orig"]), rtol=1e-12)
+
+
+@check("topk_3d[*]")
+def hooks_see_dense(out, ref):
+    # SparseHookPoint: a hook on the activations gets a dense tensor even when the SAE computes sparse ones
+    equal(bool(out["hooked_sparse"]), False)

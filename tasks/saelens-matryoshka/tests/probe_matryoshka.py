@@ -86,6 +86,8 @@ def _dead_mask(kind: str) -> torch.Tensor | None:
         m[[11, 14]] = True
     elif kind == "many":    # 9 dead latents over every level (3 in the first, 4 in the second, 2 in the last)
         m[[0, 2, 3, 5, 6, 8, 9, 12, 15]] = True
+    elif kind == "one":     # a single dead latent
+        m[7] = True
     elif kind == "level2":  # 5 dead latents, all in the second level (>= d_in // 2 of them)
         m[[4, 5, 7, 8, 9]] = True
     return m
@@ -296,7 +298,7 @@ def topk_training_forward(p):
             "grad_b_enc": g["b_enc"], "grad_b_dec": g["b_dec"]}
 
 
-@case(params=["many", "few"], rtol=1e-10, atol=1e-12)
+@case(params=["many", "few", "one", "none"], rtol=1e-10, atol=1e-12)
 def abstopk_aux(dead):
     cfg = AbsTopKTrainingSAEConfig(d_in=D_IN, d_sae=D_SAE, k=3, dtype="float64")
     sae = TrainingSAE.from_dict(cfg.to_dict())
@@ -387,7 +389,7 @@ def save_training_roundtrip(maux):
         _step(sae, _acts(8, seed=92 + i))
     x = _acts(5, seed=99)
     with tempfile.TemporaryDirectory() as tmp:
-        sae.save_model(tmp)
+        saved = [q.name for q in sae.save_model(tmp)]
         loaded = TrainingSAE.load_from_disk(tmp)
         other = _training_sae(_matryoshka_cfg(use_matryoshka_aux_loss=maux))
         other.load_weights_from_checkpoint(tmp)
@@ -399,7 +401,7 @@ def save_training_roundtrip(maux):
     th_loaded, th_other, th_orig = float(loaded.topk_threshold), float(other.topk_threshold), float(sae.topk_threshold)
     out_a = _step(loaded, x, dead=_dead_mask("many"))
     out_b = _step(sae, x, dead=_dead_mask("many"))
-    return {"class": type(loaded).__name__, "widths": list(loaded.cfg.matryoshka_widths),
+    return {"saved": saved, "class": type(loaded).__name__, "widths": list(loaded.cfg.matryoshka_widths),
             "aux": loaded.cfg.use_matryoshka_aux_loss, "lr": loaded.cfg.topk_threshold_lr,
             "state_keys": sorted(loaded.state_dict()),
             "threshold_loaded": th_loaded, "threshold_other": th_other, "threshold_orig": th_orig,
@@ -410,10 +412,12 @@ def save_training_roundtrip(maux):
 # ------------------------------------------------------------------------------------------ folds
 
 
-@case(params=[True, False], rtol=1e-10, atol=1e-12, outputs={"fold": {"compare": "none"}})
-def topk_inference(rescale):
+@case(params=[(True, "none"), (False, "none"), (True, "layer_norm")], rtol=1e-10, atol=1e-12,
+      outputs={"fold": {"compare": "none"}})
+def topk_inference(p):
+    rescale, norm = p
     sae = SAE.from_dict({"architecture": "topk", "d_in": D_IN, "d_sae": D_SAE, "k": 3, "dtype": "float64",
-                         "rescale_acts_by_decoder_norm": rescale})
+                         "rescale_acts_by_decoder_norm": rescale, "normalize_activations": norm})
     _set_weights(sae, seed=111)
     x = _acts(6, seed=112)
     acts = sae.encode(x).detach()
@@ -424,6 +428,7 @@ def topk_inference(rescale):
         res["fold"] = "ok"
         res["fold_acts"] = sae.encode(x).detach()
         res["fold_out"] = sae(x).detach()
+        res["fold_norms"] = sae.W_dec.norm(dim=-1).detach()
     except Exception as e:  # noqa: BLE001
         res["fold"] = type(e).__name__
     return res
@@ -453,14 +458,22 @@ def batchtopk_folds(rescale):
     return res
 
 
-@case(params=[True, False], rtol=1e-10, atol=1e-12, outputs={"rescale_after": {"compare": "none"}})
-def topk_whitening_fold(rescale):
-    cfg = TopKTrainingSAEConfig(d_in=D_IN, d_sae=D_SAE, k=3, dtype="float64", rescale_acts_by_decoder_norm=rescale)
-    sae = TrainingSAE.from_dict(cfg.to_dict())
+@case(params=[(True, True), (False, True), (True, False)], rtol=1e-10, atol=1e-12,
+      outputs={"rescale_after": {"compare": "none"}})
+def topk_whitening_fold(p):
+    rescale, training = p
+    if training:
+        cfg = TopKTrainingSAEConfig(d_in=D_IN, d_sae=D_SAE, k=3, dtype="float64",
+                                    rescale_acts_by_decoder_norm=rescale)
+        sae = TrainingSAE.from_dict(cfg.to_dict())
+    else:
+        sae = SAE.from_dict({"architecture": "topk", "d_in": D_IN, "d_sae": D_SAE, "k": 3, "dtype": "float64",
+                             "rescale_acts_by_decoder_norm": rescale})
     _set_weights(sae, seed=141)
     g = torch.Generator().manual_seed(142)
     mean = torch.randn(D_IN, generator=g, dtype=F64) * 0.2
-    M = torch.eye(D_IN, dtype=F64) + 0.2 * torch.randn(D_IN, D_IN, generator=g, dtype=F64)
+    M = torch.diag(torch.tensor([0.3, 3.0, 1.0, 0.5, 2.0, 1.5], dtype=F64)) \
+        + 0.2 * torch.randn(D_IN, D_IN, generator=g, dtype=F64)
     Minv = torch.linalg.inv(M)
     x = _acts(6, seed=143)
     z = (x - mean) @ M
@@ -475,6 +488,9 @@ def jumprelu_inference():
     _set_weights(sae, seed=151)
     with torch.no_grad():
         sae.threshold.data.copy_(torch.linspace(0.0, 0.6, D_SAE, dtype=F64))
+        sae.W_enc.data[:, 3] = 0.0  # h_3 = b_enc_3 = threshold_3 exactly for every input: the strict gate shuts it
+        sae.b_enc.data[3] = 0.25
+        sae.threshold.data[3] = 0.25
     x = _acts(6, seed=152)
     acts = sae.encode(x).detach()
     out = sae(x).detach()
@@ -512,3 +528,22 @@ def hand_matryoshka():
     out = _step(sae, torch.tensor([[2.0, 1.0], [0.0, 3.0]], dtype=F64))
     return {"loss": out.loss.detach(), "loss_terms": _loss_values(out), "acts": out.feature_acts.detach(),
             "threshold": float(sae.topk_threshold)}
+
+
+@case(params=[True, False], rtol=1e-10, atol=1e-12, outputs={"hooked_sparse": {"compare": "none"}})
+def topk_3d(sparse):
+    """3-D activations (batch, position, d_in) through the TopK training SAE: sparse decode, aux loss, hooks."""
+    cfg = TopKTrainingSAEConfig(d_in=D_IN, d_sae=D_SAE, k=3, dtype="float64", use_sparse_activations=sparse)
+    sae = TrainingSAE.from_dict(cfg.to_dict())
+    _set_weights(sae, seed=161)
+    x = _acts(6, seed=162).reshape(2, 3, D_IN)
+    acts = sae.encode(x)
+    recon = sae.decode(acts)
+    out = _step(sae, x, dead=_dead_mask("many"))
+    seen = []
+    sae.hook_sae_acts_post.add_hook(lambda t, hook: seen.append((bool(t.is_sparse), float(t.to_dense().sum()))))
+    hooked = sae(x).detach()
+    sae.reset_hooks()
+    return {"acts": (acts.to_dense() if acts.is_sparse else acts).detach(), "recon": recon.detach(),
+            "loss": out.loss.detach(), "loss_terms": _loss_values(out), "hooked": hooked,
+            "hooked_sparse": seen[0][0], "hooked_sum": seen[0][1]}
