@@ -156,12 +156,12 @@ def registry_dispatch():
     for n in names:
         try:
             inference[n] = [c.__name__ for c in get_sae_class(n)]
-        except Exception as e:  # noqa: BLE001
-            inference[n] = type(e).__name__
+        except Exception:  # noqa: BLE001 (which exception is not decided)
+            inference[n] = "error"
         try:
             training[n] = [c.__name__ for c in get_sae_training_class(n)]
-        except Exception as e:  # noqa: BLE001
-            training[n] = type(e).__name__
+        except Exception:  # noqa: BLE001
+            training[n] = "error"
     sae = SAE.from_dict({"architecture": "topk", "d_in": 4, "d_sae": 8, "k": 2, "dtype": "float64"})
     jr = SAE.from_dict({"architecture": "jumprelu", "d_in": 4, "d_sae": 8, "dtype": "float64"})
     errors = {}
@@ -239,7 +239,8 @@ FORWARD = [
 ]
 
 
-@case(params=FORWARD, rtol=1e-10, atol=1e-12, outputs={"hidden_pre": {"compare": "none"}, "threshold": {"rtol": 1e-6, "dtype": False}})
+@case(params=FORWARD, rtol=1e-10, atol=1e-12, outputs={"hidden_pre": {"compare": "none"}, "threshold": {"rtol": 1e-6, "dtype": False},
+                                                               "loss_terms*": {"compare": "none"}})
 def matryoshka_forward(p):
     rescale, maux, dead, b_dec_in, k = p
     cfg = _matryoshka_cfg(rescale_acts_by_decoder_norm=rescale, use_matryoshka_aux_loss=maux,
@@ -313,7 +314,8 @@ def abstopk_aux(dead):
 # ------------------------------------------------------------------------------------------ trainer
 
 
-@case(params=[False, True], rtol=1e-8, atol=1e-10, outputs={"thresholds*": {"rtol": 1e-6, "dtype": False}})
+@case(params=[False, True], rtol=1e-8, atol=1e-10,
+      outputs={"thresholds*": {"rtol": 1e-6, "dtype": False}, "losses*": {"compare": "none"}})
 def trainer_steps(maux):
     torch.manual_seed(0)
     cfg = _matryoshka_cfg(use_matryoshka_aux_loss=maux, k=2, topk_threshold_lr=0.1)
@@ -472,8 +474,8 @@ def topk_whitening_fold(p):
     _set_weights(sae, seed=141)
     g = torch.Generator().manual_seed(142)
     mean = torch.randn(D_IN, generator=g, dtype=F64) * 0.2
-    M = torch.diag(torch.tensor([0.3, 3.0, 1.0, 0.5, 2.0, 1.5], dtype=F64)) \
-        + 0.2 * torch.randn(D_IN, D_IN, generator=g, dtype=F64)
+    M = torch.diag(torch.tensor([0.05, 8.0, 1.0, 0.1, 4.0, 0.5], dtype=F64)) \
+        + 0.05 * torch.randn(D_IN, D_IN, generator=g, dtype=F64)
     Minv = torch.linalg.inv(M)
     x = _acts(6, seed=143)
     z = (x - mean) @ M
