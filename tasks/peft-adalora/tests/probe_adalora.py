@@ -1,0 +1,1 @@
+"""Probe for peft-adalora/1 (placeholder)."""
