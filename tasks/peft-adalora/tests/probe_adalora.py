@@ -376,9 +376,8 @@ def _train_setup(sc):
         def make():
             return Net().double()
         model = get_peft_model(make(), AdaLoraConfig(target_modules=["lin1", "lin2", "head"], **kw))
-        X, Y = _x((16, 6), seed=21), _x((16, 3), seed=22)
-
-        def loss_fn(m):
+        def loss_fn(m, step):  # a fresh mini-batch at every step
+            X, Y = _x((8, 6), seed=100 + step), _x((8, 3), seed=200 + step)
             return ((m(X) - Y) ** 2).mean()
         probe_x = _x((4, 6), seed=23)
     else:
@@ -386,9 +385,8 @@ def _train_setup(sc):
             return _gpt2()
         model = get_peft_model(make(), AdaLoraConfig(task_type="CAUSAL_LM",
                                                       target_modules=["c_attn", "c_proj", "c_fc"], **kw))
-        ids = _ids(31)
-
-        def loss_fn(m):  # next-token cross-entropy in float64 (the model's own loss is computed in float32)
+        def loss_fn(m, step):  # next-token cross-entropy in float64 (the model's own loss is float32)
+            ids = _ids(300 + step)
             logits = m(input_ids=ids).logits
             return nn.functional.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1))
         probe_x = _ids(32)
@@ -405,7 +403,7 @@ def _train(name):
     opt = torch.optim.SGD(params, lr=sc["lr"])
     keep, losses = [], []
     for step in range(1, sc["total_step"] + 1):
-        loss = loss_fn(model)
+        loss = loss_fn(model, step)
         loss.backward()
         opt.step()
         model.base_model.update_and_allocate(step)
