@@ -9,6 +9,7 @@ rank pattern kept in the config, the checkpoint and the reloaded model consisten
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -162,7 +163,7 @@ def _budget(t, init_b, target_b, tinit, tfinal, total):
 
 
 def _roundings(x):
-    return {math.floor(x), math.ceil(x), int(round(x))}
+    return {math.floor(x), math.ceil(x), round(x)}
 
 
 def _keep(out, phase, t, n_layers):
@@ -223,7 +224,7 @@ def pruning_interval(out, ref):
     steps = first_final - tinit - 1
     expect(len(pruned_at) in (steps // dt, -(-steps // dt)),
            f"pruned at steps {pruned_at}: not once every {dt} steps of the decreasing phase")
-    expect(all(b - a == dt for a, b in zip(pruned_at, pruned_at[1:])),
+    expect(all(b - a == dt for a, b in itertools.pairwise(pruned_at)),
            f"pruned at steps {pruned_at}: not every {dt} steps")
     for t in range(first_final, total + 1):
         equal(kept[t - 1], target_b, what=f"final phase, step {t}")
@@ -232,3 +233,25 @@ def pruning_interval(out, ref):
 @check("unsupported_weighted_adapter")
 def unsupported_weighted_adapter(out, ref):
     equal(out["raised"], True, what="add_weighted_adapter refused")
+
+
+@check("conv_dropout")
+def conv_dropout(out, ref):
+    plain = _arr(ref, "plain")
+    close(_arr(out, "train_out"), plain, rtol=1e-12, atol=1e-14, what="Conv2d, train mode with adapter dropout 1.0")
+    expect(float(np.abs(_arr(out, "eval_out") - plain).max()) > 1e-3, "Conv2d, eval mode: the adapter has no effect")
+
+
+@check("negative_rank_rejected")
+def negative_rank_rejected(out, ref):
+    equal(out["linear"], True, what="init_r = -1 rejected (linear)")
+    equal(out["conv2d"], True, what="init_r = -1 rejected (conv2d)")
+
+
+@check("inference_adapter")
+def inference_adapter(out, ref):
+    expect(all(bool(out[f"default_trainable.{i}"]) for i in range(_seq(out, "default_trainable"))),
+           "the trainable adapter stays trainable")
+    expect(not any(bool(out[f"other_trainable.{i}"]) for i in range(_seq(out, "other_trainable"))),
+           "the inference-mode adapter is frozen")
+    equal(out["other_E_absmax"], 0.0, what="the new adapter's singular values start at zero")

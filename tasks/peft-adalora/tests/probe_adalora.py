@@ -131,7 +131,7 @@ def _pattern_ranks(pattern, names):
 def _raises(**kw):
     try:
         AdaLoraConfig(**kw)
-    except Exception:  # noqa: BLE001 - any exception type is accepted: nothing fixes it
+    except Exception:  # any exception type is accepted: nothing fixes it
         return True
     return False
 
@@ -150,6 +150,7 @@ def config_checks():
         "one_budgeting_step": _raises(total_step=10, tinit=5, tfinal=4),
         "dora": _raises(total_step=10, use_dora=True),
         "pattern_without_layers": _raises(total_step=10, layers_pattern="layers"),
+        "pattern_with_layers": _raises(total_step=10, layers_pattern="layers", layers_to_transform=[0]),
         "regex_with_layers": _raises(total_step=10, target_modules=".*lin.*", layers_to_transform=[0]),
     }
 
@@ -225,7 +226,8 @@ def _layer_inputs(model, x):
 @case(params=["linear", "conv1d", "conv2d"], compare="close", rtol=DELTA_RTOL, atol=DELTA_ATOL)
 def layer_delta(kind):
     """Each adapted layer's output minus its frozen layer's output, with the factors it used."""
-    _, x, model = _build(kind, lora_alpha=5)
+    alpha = 1 if kind == "linear" else 5
+    _, x, model = _build(kind, lora_alpha=alpha)
     _set_params(model)
     model.eval()
     inputs = _layer_inputs(model, x)
@@ -242,7 +244,7 @@ def layer_delta(kind):
         layers.append(entry)
     with torch.no_grad():
         out = _logits(model, x).double()
-    return {"layers": layers, "out": out, "alpha": 5.0, "kind": kind}
+    return {"layers": layers, "out": out, "alpha": float(alpha), "kind": kind}
 
 
 @case(params=["linear", "conv1d", "conv2d"], compare="close", rtol=DELTA_RTOL, atol=DELTA_ATOL,
@@ -264,7 +266,8 @@ def merge(kind):
             disabled_after_merge = _logits(model, x).double()
         model.base_model.merge_adapter()
         model.base_model.unmerge_adapter()
-        restore_gap = max(float((m.get_base_layer().weight - w).abs().max()) for (_, m), w in zip(layers, w0))
+        restore_gap = max(float((m.get_base_layer().weight - w).abs().max())
+                          for (_, m), w in zip(layers, w0, strict=True))
         again = _logits(model, x).double()
         unloaded = model.merge_and_unload()
         left = sum(1 for mod in unloaded.modules() if hasattr(mod, "lora_E"))
@@ -272,12 +275,29 @@ def merge(kind):
     return {
         "plain": plain, "unmerged": unmerged, "merged": merged, "after_unload": after_unload, "again": again,
         "disabled_after_merge": disabled_after_merge, "deltas": deltas,
-        "merged_minus_base": [w - w_.double() for w, w_ in zip(w_merged, w0)],
+        "merged_minus_base": [w - w_.double() for w, w_ in zip(w_merged, w0, strict=True)],
         "factors": [_factors(m) for _, m in layers], "kinds": [type(m.get_base_layer()).__name__ for _, m in layers],
         "merge_gap": float((merged - unmerged).abs().max()),
         "unload_gap": float((after_unload - unmerged).abs().max()),
         "restore_gap": restore_gap, "tuner_layers_left": left,
     }
+
+
+@case(compare="close", rtol=DELTA_RTOL, atol=DELTA_ATOL)
+def conv_dropout():
+    base = ConvNet().double()
+    x = _x((2, 2, 5, 5), seed=6)
+    with torch.no_grad():
+        plain = base(x).clone()
+    model = get_peft_model(ConvNet().double(), AdaLoraConfig(total_step=10, init_r=3, lora_alpha=3,
+                                                              lora_dropout=1.0, target_modules=["conv1", "conv2"]))
+    _set_params(model, seed=8)
+    with torch.no_grad():
+        model.train()
+        train_out = model(x).clone()
+        model.eval()
+        eval_out = model(x).clone()
+    return {"plain": plain, "train_out": train_out, "eval_out": eval_out}
 
 
 @case(compare="close", rtol=DELTA_RTOL, atol=DELTA_ATOL)
@@ -361,7 +381,9 @@ def orth_penalty():
 
 SCENARIOS = {
     # 3 layers, init rank 10 -> target 1: budget 30 -> 3; cubic drop over N = 3 steps of (30 - 3) = 27 = 3^3
-    "mlp": dict(model="linear", init_r=10, target_r=1, tinit=2, tfinal=2, total_step=7, deltaT=1, lr=0.05),
+    # (lin1's adapter starts 20 times smaller, so its triplets matter least and it ends with rank 0)
+    "mlp": dict(model="linear", init_r=10, target_r=1, tinit=2, tfinal=2, total_step=7, deltaT=1, lr=0.05,
+                shrink="lin1"),
     # 8 Conv1D layers, init rank 4 -> target 2: budget 32 -> 16; N = 2 steps of (32 - 16) = 16 = 2 * 2^3
     "gpt2": dict(model="conv1d", init_r=4, target_r=2, tinit=1, tfinal=2, total_step=5, deltaT=1, lr=0.2),
     # deltaT = 2: pruning on every other step of the decreasing phase
@@ -399,6 +421,11 @@ def _train(name):
     _set_params(model, seed=13, e_scale=0.5)
     model.train()
     layers = _adapted(model)
+    with torch.no_grad():
+        for n, m in layers:
+            if n == sc.get("shrink"):
+                for p in _AEB(m):
+                    p.mul_(0.05)
     params = [p for _, m in layers for p in _AEB(m)]
     opt = torch.optim.SGD(params, lr=sc["lr"])
     keep, losses = [], []
@@ -458,7 +485,8 @@ def budget_allocation(name):
     return {
         "names": names, "init_ranks": [int(_AEB(m)[0].shape[0]) for _, m in layers],
         "early": early, "late": late,
-        "losses_early": losses[: sc["total_step"] - sc["tfinal"]], "losses_late": losses[sc["total_step"] - sc["tfinal"]:],
+        "losses_early": losses[: sc["total_step"] - sc["tfinal"]],
+        "losses_late": losses[sc["total_step"] - sc["tfinal"]:],
         "final_pattern_ranks": final_ranks, "final_saved_ranks": saved_ranks,
         "trained_out": trained_out, "loaded_out": loaded_out, "loaded_ranks": loaded_ranks,
         "loaded_names": [n for n, _ in loaded_layers], "loaded_trainable": loaded_trainable,
@@ -479,6 +507,35 @@ def unsupported_weighted_adapter():
     model = get_peft_model(Net().double(), AdaLoraConfig(total_step=10, target_modules=["lin1"]))
     try:
         model.base_model.add_weighted_adapter(["default"], [1.0], "mix")
-    except Exception:  # noqa: BLE001 - any exception type is accepted
+    except Exception:  # any exception type is accepted
         return {"raised": True}
     return {"raised": False}
+
+
+@case
+def negative_rank_rejected():
+    def attempt(make, targets):
+        try:
+            get_peft_model(make(), AdaLoraConfig(total_step=10, init_r=-1, target_modules=targets))
+        except Exception:
+            return True
+        return False
+
+    return {"linear": attempt(lambda: Net().double(), ["lin1"]),
+            "conv2d": attempt(lambda: ConvNet().double(), ["conv1"])}
+
+
+@case
+def inference_adapter():
+    """A second adapter added in inference mode sits beside the trainable one, frozen."""
+    model = get_peft_model(Net().double(), AdaLoraConfig(total_step=10, init_r=3, target_modules=["lin1", "lin2"]))
+    model.add_adapter("other", AdaLoraConfig(total_step=10, init_r=2, inference_mode=True,
+                                             target_modules=["lin1", "lin2"]))
+    out = {}
+    for adapter in ("default", "other"):
+        layers = _adapted(model, adapter)
+        out[f"{adapter}_names"] = [n for n, _ in layers]
+        out[f"{adapter}_A_shapes"] = [list(_AEB(m, adapter)[0].shape) for _, m in layers]
+        out[f"{adapter}_trainable"] = [bool(_AEB(m, adapter)[k].requires_grad) for _, m in layers for k in range(3)]
+        out[f"{adapter}_E_absmax"] = max(float(_AEB(m, adapter)[1].detach().abs().max()) for _, m in layers)
+    return out
