@@ -58,6 +58,19 @@ def test_method_without_its_class_gets_original_decorator_back():
     assert _one(ans, "Loss.compute") == "@staticmethod\ndef compute(a, b):\n    return a - b\n"
 
 
+def test_a_module_helper_taking_cls_stays_a_module_helper():
+    # seen in a blind solve: `def _own(cls)` beside the targets, called as `_own(cls)`, was taken for a method of the
+    # target class given without it, and the file then had no `_own` (NameError in every case)
+    ans = ("```python\ndef _own(cls):\n    return cls.__name__\n\n\nclass Loss:\n    @staticmethod\n"
+           "    def compute(a, b):\n        return _own(type(a)) + b\n```")
+    found = extract_targets(ans, ["Loss.compute"], GOAL)
+    assert found.members == {}
+    assert found.module == "def _own(cls):\n    return cls.__name__\n"
+    # a method given without its class (first argument `self`, not called by name) still goes to its class
+    ans = "```python\ndef compute(self, b):\n    return self.scale(b)\n\n\ndef scale(self, b):\n    return b\n```"
+    assert "Loss.scale" in extract_targets(ans, ["Loss.compute"], GOAL).members
+
+
 def test_class_when_a_method_was_asked_for():
     ans = ("```python\nclass Loss:\n    @staticmethod\n    def compute(a, b):\n        return a * 2\n\n"
            "    def other(self):\n        return 1\n```")

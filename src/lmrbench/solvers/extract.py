@@ -200,9 +200,17 @@ def _method_home(stmt: ast.stmt, scope: _Scope, definitions: dict[str, str]) -> 
         for t, d in definitions.items() if t.rpartition(".")[0] == c for n in ast.walk(pyast.parse(d)))]
     if by_attr:
         return by_attr[0]
+    if _called_by_name(stmt.name, definitions):  # `helper(cls)`: a module-level helper whose argument is a class
+        return None
     if (first and first[0].arg in ("self", "cls")) or decos & {"staticmethod", "classmethod", "property"}:
         return classes[0]
     return None
+
+
+def _called_by_name(name: str, definitions: dict[str, str]) -> bool:
+    """Whether the answer's definitions call `name` as a plain function (not as an attribute of an object)."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name
+               for d in definitions.values() for n in ast.walk(pyast.parse(d)))
 
 
 @dataclass
