@@ -458,3 +458,29 @@ def resume_saves(flat, ref):
 @check("state_unscored_candidate")
 def unscored(flat, ref):
     equal(flat["count"], 0)
+
+
+SUBSAMPLE_SCORES = [
+    ({f"v{k}": 1.0 if k == 0 else 0.5 for k in range(7)}, {f"v{k}": 1.0 if k == 1 else 0.5 for k in range(7)}),
+    ({f"v{k}": 1.0 if k == 0 else 0.0 for k in range(20)}, {f"v{k}": 1.0 if k == 1 else 0.0 for k in range(20)}),
+    ({f"v{k}": 0.5 for k in range(10)}, {f"v{k}": 1.0 if k % 2 else 0.0 for k in range(5, 15)}),
+]
+
+
+@check("merge_subsample")
+def merge_subsample(flat, ref):
+    # paper.md (System-aware merge): the subsample holds examples where i is better, where j is better and where
+    # they tie; `num_subsample_ids=5` (merge.py signature; `merge_val_overlap_floor` = 5 shared ids, api.py)
+    # is its size when the two score maps share at least 5 ids.  Only shared ids can be scored for both.
+    picks = tree(flat, "picks")
+    equal(len(picks), 10 * len(SUBSAMPLE_SCORES))
+    for n, (s1, s2) in enumerate(SUBSAMPLE_SCORES):
+        common = set(s1) & set(s2)
+        buckets = [{k for k in common if s1[k] > s2[k]}, {k for k in common if s2[k] > s1[k]},
+                   {k for k in common if s1[k] == s2[k]}]
+        for seed in range(10):
+            ids = picks[10 * n + seed].split()
+            expect(set(ids) <= common, f"subsample {ids} has ids outside the shared ones")
+            expect(len(ids) == 5 and len(set(ids)) == 5, f"subsample {ids}: want 5 distinct shared ids")
+            for b in buckets:
+                expect(not b or set(ids) & b, f"subsample {ids} misses the examples {sorted(b)}")

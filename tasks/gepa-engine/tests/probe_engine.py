@@ -33,6 +33,7 @@ from gepa.gepa_utils import (
 )
 from gepa.logging.experiment_tracker import create_experiment_tracker
 from gepa.proposer.merge import (
+    MergeProposer,
     does_triplet_have_desirable_predictors,
     filter_ancestors,
     sample_and_attempt_merge_programs_by_common_predictors,
@@ -560,6 +561,26 @@ def merge_tie_break(seed):
     res = sample_and_attempt_merge_programs_by_common_predictors(
         agg, random.Random(seed), [3, 4], ([], []), MERGE_POOL, MERGE_PARENTS)
     return {"merged": res[0]}
+
+
+# (scores of i, scores of j): i better on v0, j better on v1, ties elsewhere; and two score maps that share v5-v9
+SUBSAMPLE_SCORES = [
+    ({f"v{k}": 1.0 if k == 0 else 0.5 for k in range(7)}, {f"v{k}": 1.0 if k == 1 else 0.5 for k in range(7)}),
+    ({f"v{k}": 1.0 if k == 0 else 0.0 for k in range(20)}, {f"v{k}": 1.0 if k == 1 else 0.0 for k in range(20)}),
+    ({f"v{k}": 0.5 for k in range(10)}, {f"v{k}": 1.0 if k % 2 else 0.0 for k in range(5, 15)}),
+]
+
+
+@case(compare="none")
+def merge_subsample():
+    # the merged candidate's subsample: which ids, in which order, is the generator's business; judged by meaning
+    picks = []
+    for s1, s2 in SUBSAMPLE_SCORES:
+        for seed in range(10):
+            mp = MergeProposer(logger=_Quiet(), valset=None, evaluator=None, use_merge=True,
+                               max_merge_invocations=5, rng=random.Random(seed))
+            picks.append(" ".join(str(x) for x in mp.select_eval_subsample_for_merged_program(s1, s2)))
+    return {"picks": picks}
 
 
 # ---------------------------------------------------------------------------------------------------------------
