@@ -6,6 +6,7 @@ paper.md decide, recomputing every score from the fake system's definition (the 
 
 from __future__ import annotations
 
+import json
 import math
 
 from lmrbench.checks import check, close, equal, expect
@@ -31,6 +32,26 @@ def tree(out, key):
     if isinstance(v, tuple) and len(v) == 2 and v[0] == "map":
         return {k: tree(out, f"{key}.{k}") for k in v[1].split(",") if k}
     return v
+
+
+def load(flat, keys=None):
+    """A case's outputs as plain data. The runs emit their run-dependent parts as JSON text (`run` for a whole
+    seeded run, `events` for a callback stream, `front` under the objective frontier; see `as_text` in the
+    probe), since every output must have the reference's shape and these need not."""
+    if "run" in flat:
+        out = from_text(flat, "run")
+    else:
+        out = {k: tree(flat, k) for k in (keys if keys is not None else [k for k in flat if "." not in k])}
+    for k in ("events", "front"):
+        v = out.get(k)
+        if isinstance(v, list) and v and all(isinstance(x, str) for x in v):
+            out[k] = json.loads("".join(v))
+    return out
+
+
+def from_text(flat, key):
+    """An output the probe emitted with `as_text`: JSON cut into strings."""
+    return json.loads("".join(tree(flat, key)))
 
 
 def score(cand, row):
@@ -74,8 +95,7 @@ def _merge_ok(cands, parents, agg, k):
 
 
 def _judge_run(flat, budget, max_merges=0):
-    out = {k: tree(flat, k) for k in ("candidates", "parents", "val_subscores", "val_keys", "agg", "front",
-                                     "total_metric_calls", "discovery", "best_idx", "eval_calls")}
+    out = load(flat)
     cands, parents, subs = out["candidates"], out["parents"], out["val_subscores"]
     n = len(cands)
     equal(cands[0], SEED)
@@ -176,7 +196,7 @@ VAL_TRAIN = [
 @check("run_pareto[*]")
 def pareto_runs(out, ref):
     _judge_run(out, 150)
-    expect(len(tree(out, "candidates")) >= 4, "the search made no progress")
+    expect(len(load(out)["candidates"]) >= 4, "the search made no progress")
 
 
 @check("run_merge[*]")
@@ -187,7 +207,7 @@ def merge_runs(out, ref):
 
 @check("run_pareto_repeatable[*]")
 def repeatable(out, ref):
-    expect(tree(out, "r1") == tree(out, "r2"), "the same seed gave two different runs")
+    expect(from_text(out, "r1") == from_text(out, "r2"), "the same seed gave two different runs")
 
 
 @check("pareto_sampling[0]")
@@ -282,8 +302,16 @@ def _judge_events(out, instance_front=True):
     ev = out["events"]
     cands, parents, subs, agg = out["candidates"], out["parents"], out["val_subscores"], out["agg"]
     n, nval = len(cands), len(subs[0])
-    equal(ev[0]["ev"], "start")
-    equal(ev[0]["val"], nval)
+    # one start event, before the first iteration.  Whether it comes before or after the seed's Pareto evaluation
+    # is not decided ("Called when optimization begins", callbacks.py; Algorithm 1 scores the seed before its
+    # loop): only the seed's evaluation events may precede it.
+    starts = [i for i, e in enumerate(ev) if e["ev"] == "start"]
+    equal(len(starts), 1, "start events")
+    for e in ev[:starts[0]]:
+        expect(e["ev"] in ("valset", "eval_start", "eval_end", "budget") and e.get("idx", 0) == 0,
+               f"{e['ev']} event before the start event")
+    start = ev[starts[0]]
+    equal(start["val"], nval)
     equal(ev[-1]["ev"], "end")
     equal(ev[-1]["best"], out["best_idx"])
     equal(ev[-1]["total"], out["total_metric_calls"])
@@ -304,8 +332,13 @@ def _judge_events(out, instance_front=True):
             equal(e["it"], ev[cur]["it"], f"iteration number of {e['ev']}")
     expect(cur is None, "an iteration never ended")
     # accepted candidates and their Pareto evaluations
+    # on_candidate_accepted for every reflective child; for a merged child too, or only its on_merge_accepted
+    # (checked below): the protocol has a merge-specific event and does not say whether a merge also fires the
+    # generic one ("Called when a new candidate is accepted", callbacks.py), so either reading, run-wide
     acc = [e for e in ev if e["ev"] == "accepted"]
-    equal([e["idx"] for e in acc], list(range(1, n)))
+    reflective = [k for k in range(1, n) if len(parents[k]) == 1]
+    expect([e["idx"] for e in acc] in (list(range(1, n)), reflective),
+           f"on_candidate_accepted for {[e['idx'] for e in acc]}, new candidates {list(range(1, n))}")
     for e in acc:
         equal(e["parents"], sorted(parents[e["idx"]]))
     val = [e for e in ev if e["ev"] == "valset"]
@@ -324,6 +357,7 @@ def _judge_events(out, instance_front=True):
         for k, e in enumerate(fronts, start=1):
             equal(e["front"], _front_union(subs, k))
             equal(e["displaced"], sorted(set(_front_union(subs, k - 1)) - set(_front_union(subs, k))))
+    out["start"] = start
     _judge_blocks(ev, blocks, out)
     _judge_evals_and_budget(ev, out)
 
@@ -334,7 +368,8 @@ def _judge_blocks(ev, blocks, out):
         inside = ev[a + 1:b]
         names = [e["ev"] for e in inside]
         accepted_here = [e for e in inside if e["ev"] == "accepted"]
-        equal(ev[b]["accepted"], bool(accepted_here), "proposal_accepted at iteration end")
+        merged_here = [e for e in inside if e["ev"] == "merge_accepted"]
+        equal(ev[b]["accepted"], bool(accepted_here or merged_here), "proposal_accepted at iteration end")
         if "merge_attempted" in names:
             continue
         proposals = [e for e in inside if e["ev"] == "prop_end"]
@@ -349,7 +384,7 @@ def _judge_blocks(ev, blocks, out):
             equal(child, cands[e["idx"]], "child = parent with the proposed texts")
         for e in inside:
             if e["ev"] == "minibatch":
-                expect(all(0 <= x < ev[0]["train"] for x in e["ids"]), "minibatch outside the training set")
+                expect(all(0 <= x < out["start"]["train"] for x in e["ids"]), "minibatch outside the training set")
             if e["ev"] == "skipped":
                 equal([e["idx"]], sel[:1], "skipped candidate")
 
@@ -388,8 +423,7 @@ def _judge_evals_and_budget(ev, out):
 
 
 def _events_check(flat, instance_front=True):
-    out = {k: tree(flat, k) for k in ("candidates", "parents", "val_subscores", "agg", "best_idx",
-                                     "total_metric_calls", "events", "budget")}
+    out = load(flat)
     _judge_events(out, instance_front)
 
 
@@ -410,7 +444,7 @@ def events_objective(flat, ref):
 
 @check("run_perfect_minibatch")
 def perfect_skips(flat, ref):
-    ev = tree(flat, "events")
+    ev = load(flat, ["events"])["events"]
     its = [e for e in ev if e["ev"] == "it_start"]
     skipped = [e for e in ev if e["ev"] == "skipped"]
     expect(len(its) >= 2 and len(skipped) == len(its), "every iteration with a perfect minibatch is skipped")
@@ -424,3 +458,29 @@ def resume_saves(flat, ref):
 @check("state_unscored_candidate")
 def unscored(flat, ref):
     equal(flat["count"], 0)
+
+
+SUBSAMPLE_SCORES = [
+    ({f"v{k}": 1.0 if k == 0 else 0.5 for k in range(7)}, {f"v{k}": 1.0 if k == 1 else 0.5 for k in range(7)}),
+    ({f"v{k}": 1.0 if k == 0 else 0.0 for k in range(20)}, {f"v{k}": 1.0 if k == 1 else 0.0 for k in range(20)}),
+    ({f"v{k}": 0.5 for k in range(10)}, {f"v{k}": 1.0 if k % 2 else 0.0 for k in range(5, 15)}),
+]
+
+
+@check("merge_subsample")
+def merge_subsample(flat, ref):
+    # paper.md (System-aware merge): the subsample holds examples where i is better, where j is better and where
+    # they tie; `num_subsample_ids=5` (merge.py signature; `merge_val_overlap_floor` = 5 shared ids, api.py)
+    # is its size when the two score maps share at least 5 ids.  Only shared ids can be scored for both.
+    picks = tree(flat, "picks")
+    equal(len(picks), 10 * len(SUBSAMPLE_SCORES))
+    for n, (s1, s2) in enumerate(SUBSAMPLE_SCORES):
+        common = set(s1) & set(s2)
+        buckets = [{k for k in common if s1[k] > s2[k]}, {k for k in common if s2[k] > s1[k]},
+                   {k for k in common if s1[k] == s2[k]}]
+        for seed in range(10):
+            ids = picks[10 * n + seed].split()
+            expect(set(ids) <= common, f"subsample {ids} has ids outside the shared ones")
+            expect(len(ids) == 5 and len(set(ids)) == 5, f"subsample {ids}: want 5 distinct shared ids")
+            for b in buckets:
+                expect(not b or set(ids) & b, f"subsample {ids} misses the examples {sorted(b)}")
