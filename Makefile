@@ -24,12 +24,10 @@ $(STAMP): requirements.txt pyproject.toml
 demo: setup
 	$(VENV)/bin/lmrbench run --model reference --split all --workers 2
 
-# pytest in four processes on two cores: many tests wait (sandbox limits, retry back-off, servers starting), and
-# the built-in suite's proof keeps one of them (--dist loadfile) for about as long as the rest take together.
 test: setup
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/mypy
-	$(PY) -m pytest -q -n 4 --dist loadfile
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 # The lite and main proof, then the upstream split's (when tasks/ holds upstream recipes): fetch (cached), lint with
 # the release, validate with mutants (90% kill bar), and no committed file copies a pinned release.

@@ -18,7 +18,7 @@ from lmrbench.sandbox import SandboxConfig
 from lmrbench.tasks.categories import Category
 from lmrbench.tasks.loader import load_tasks
 
-# `make test` runs pytest -n 4 --dist loadfile: this whole file in one worker, so the suite is validated once (the
+# `make test` runs pytest -n 2 --dist loadfile: this whole file in one worker, so the suite is validated once (the
 # fixtures are session-scoped so that nothing else a worker runs can tear them down and validate it again).
 SUITE = load_tasks(strict=True).restrict(split="all")  # lite and main; the upstream split: `make validate`
 IDS = [i.instance_id for i in SUITE.instances()]
