@@ -86,6 +86,13 @@ def loss_from_the_equations(out, ref):
         rejected, _ = _per_sequence(out, "rejected")
         close(out["logps/chosen"], np.mean([t.sum() for t in chosen]), rtol=METRIC_RTOL, atol=1e-9)
         close(out["logps/rejected"], np.mean([t.sum() for t in rejected]), rtol=METRIC_RTOL, atol=1e-9)
+    # Metrics the paper does not name (DPO/CPO log them, but nothing asks TPO to): compared with the release only
+    # when the trainer logs them.
+    for key in ("logits/chosen", "logits/rejected", "mean_token_accuracy"):
+        if out.get(key) is not None:
+            close(out[key], ref[key], rtol=METRIC_RTOL, atol=1e-9, what=key)
+    if out.get("entropy") is None:
+        return
     # Mean predictive entropy over the completion tokens of the batch; whether the gold responses count
     # is not decided, so both readings are accepted.
     ent = {k: np.asarray(out[f"tok_entropy_{k}"], dtype=np.float64) for k in ("chosen", "rejected", "reference")}

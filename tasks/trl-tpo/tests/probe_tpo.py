@@ -146,7 +146,10 @@ LOSS_RUNS = {
 # so the metrics are compared at a float32-compatible tolerance (the margin is a difference of two rewards).
 @case(params=list(LOSS_RUNS), ids=list(LOSS_RUNS), rtol=1e-5, atol=1e-9,
       outputs={"eval_loss": {"compare": "none"}, "entropy": {"compare": "none"},
-               "rewards/margins": {"rtol": 1e-5, "atol": 1e-5}})
+               "rewards/margins": {"rtol": 1e-5, "atol": 1e-5},
+               # not named by the paper: compared with the release by the check only when logged
+               "logits/chosen": {"compare": "none"}, "logits/rejected": {"compare": "none"},
+               "mean_token_accuracy": {"compare": "none"}})
 def loss_at_start(name):
     spec = dict(LOSS_RUNS[name])
     res = evaluate_run(**spec)
