@@ -88,9 +88,17 @@ def loss_from_the_equations(out, ref):
         close(out["logps/rejected"], np.mean([t.sum() for t in rejected]), rtol=METRIC_RTOL, atol=1e-9)
     # Metrics the paper does not name (DPO/CPO log them, but nothing asks TPO to): compared with the release only
     # when the trainer logs them.
-    for key in ("logits/chosen", "logits/rejected", "mean_token_accuracy"):
+    for key in ("logits/chosen", "logits/rejected"):
         if out.get(key) is not None:
             close(out[key], ref[key], rtol=METRIC_RTOL, atol=1e-9, what=key)
+    if out.get("mean_token_accuracy") is not None:
+        # over the chosen completions (as DPO logs it) or, when they are in the batch, the gold ones (the
+        # supervised target): which completions it covers is not decided either
+        top1 = {k: np.asarray(out[f"tok_top1_{k}"], dtype=np.float64) for k in ("chosen", "reference")}
+        acc = [top1["chosen"].mean()] + ([top1["reference"].mean()] if float(ref["alpha"]) > 0 else [])
+        value = float(out["mean_token_accuracy"])
+        expect(any(math.isclose(value, v, rel_tol=METRIC_RTOL) for v in acc),
+               f"mean_token_accuracy {value} is none of {acc}")
     if out.get("entropy") is None:
         return
     # Mean predictive entropy over the completion tokens of the batch; whether the gold responses count

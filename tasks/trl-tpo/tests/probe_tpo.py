@@ -88,9 +88,9 @@ TRIPLES = {
 
 
 def sequence_logps(model, tok, prompts, completions):
-    """Per-example token log-probabilities and predictive entropies of `completion + eos` given `prompt`,
-    straight from the logits."""
-    out, ent = [], []
+    """Per-example token log-probabilities, predictive entropies and top-1 hits of `completion + eos` given
+    `prompt`, straight from the logits."""
+    out, ent, top1 = [], [], []
     with torch.no_grad():
         for p, c in zip(prompts, completions, strict=True):
             p_ids = tok(p)["input_ids"]
@@ -99,7 +99,8 @@ def sequence_logps(model, tok, prompts, completions):
             tgt = torch.tensor(ids[len(p_ids):])
             out.append(logps.gather(-1, tgt[:, None])[:, 0])
             ent.append(-(logps.exp() * logps).sum(-1))
-    return out, ent
+            top1.append((logps.argmax(-1) == tgt).to(torch.float64))
+    return out, ent, top1
 
 
 def evaluate_run(loss_type, beta=0.5, alpha=1.0, gamma=0.5, smoothing=0.0, data=None):
@@ -126,6 +127,7 @@ def evaluate_run(loss_type, beta=0.5, alpha=1.0, gamma=0.5, smoothing=0.0, data=
     for k, v in logps.items():
         res[f"tok_logps_{k}"] = torch.cat(v)
         res[f"tok_entropy_{k}"] = torch.cat(both[k][1])
+        res[f"tok_top1_{k}"] = torch.cat(both[k][2])
         res[f"len_{k}"] = torch.tensor([len(t) for t in v])
     return res
 
