@@ -14,8 +14,10 @@ import numpy as np
 
 from lmrbench.checks import check, close, expect
 
-# The model is float64, but transformers' Trainer reports losses through float32 in places.
-LOSS_RTOL = 1e-6
+# The model is float64, but transformers' Trainer reports losses through float32 in places, and whether the loss
+# itself is computed in the model's dtype or in float32 is not decided: float32-compatible tolerances.
+LOSS_RTOL = 1e-5
+METRIC_RTOL = 1e-5
 
 
 def _log_sigmoid(x):
@@ -74,22 +76,38 @@ def loss_from_the_equations(out, ref):
     expect(ok, f"loss {loss!r} is none of the TPO objectives {candidates!r}")
     if ref["loss_type"] != "ipo":
         # implicit rewards beta * log pi (TPO-L: length-normalised), their margin and the preference accuracy
-        close(out["rewards/chosen"], r_c.mean(), rtol=1e-6, atol=1e-9)
-        close(out["rewards/rejected"], r_r.mean(), rtol=1e-6, atol=1e-9)
-        close(out["rewards/margins"], (r_c - r_r).mean(), rtol=1e-6, atol=1e-9)
+        close(out["rewards/chosen"], r_c.mean(), rtol=METRIC_RTOL, atol=1e-9)
+        close(out["rewards/rejected"], r_r.mean(), rtol=METRIC_RTOL, atol=1e-9)
+        # a difference of two rewards: float32 rounding is relative to the rewards, not to the margin
+        close(out["rewards/margins"], (r_c - r_r).mean(), rtol=METRIC_RTOL, atol=METRIC_RTOL)
         close(out["rewards/accuracies"], float((r_c > r_r).mean()), rtol=1e-6)  # logged through float32
     if ref["loss_type"] in ("sigmoid", "hinge"):
         chosen, _ = _per_sequence(out, "chosen")
         rejected, _ = _per_sequence(out, "rejected")
-        close(out["logps/chosen"], np.mean([t.sum() for t in chosen]), rtol=1e-6, atol=1e-9)
-        close(out["logps/rejected"], np.mean([t.sum() for t in rejected]), rtol=1e-6, atol=1e-9)
+        close(out["logps/chosen"], np.mean([t.sum() for t in chosen]), rtol=METRIC_RTOL, atol=1e-9)
+        close(out["logps/rejected"], np.mean([t.sum() for t in rejected]), rtol=METRIC_RTOL, atol=1e-9)
+    # Metrics the paper does not name (DPO/CPO log them, but nothing asks TPO to): compared with the release only
+    # when the trainer logs them.
+    for key in ("logits/chosen", "logits/rejected"):
+        if out.get(key) is not None:
+            close(out[key], ref[key], rtol=METRIC_RTOL, atol=1e-9, what=key)
+    if out.get("mean_token_accuracy") is not None:
+        # over the chosen completions (as DPO logs it) or, when they are in the batch, the gold ones (the
+        # supervised target): which completions it covers is not decided either
+        top1 = {k: np.asarray(out[f"tok_top1_{k}"], dtype=np.float64) for k in ("chosen", "reference")}
+        acc = [top1["chosen"].mean()] + ([top1["reference"].mean()] if float(ref["alpha"]) > 0 else [])
+        value = float(out["mean_token_accuracy"])
+        expect(any(math.isclose(value, v, rel_tol=METRIC_RTOL) for v in acc),
+               f"mean_token_accuracy {value} is none of {acc}")
+    if out.get("entropy") is None:
+        return
     # Mean predictive entropy over the completion tokens of the batch; whether the gold responses count
     # is not decided, so both readings are accepted.
     ent = {k: np.asarray(out[f"tok_entropy_{k}"], dtype=np.float64) for k in ("chosen", "rejected", "reference")}
     readings = [np.concatenate([ent["chosen"], ent["rejected"]]).mean(),
                 np.concatenate([ent["chosen"], ent["rejected"], ent["reference"]]).mean()]
     value = float(out["entropy"])
-    expect(any(math.isclose(value, v, rel_tol=1e-6) for v in readings), f"entropy {value} is none of {readings}")
+    expect(any(math.isclose(value, v, rel_tol=METRIC_RTOL) for v in readings), f"entropy {value} is none of {readings}")
 
 
 # preferred == dispreferred, alpha = 0, beta = 0.5, gamma = 0.5: the gap is 0, so
@@ -102,8 +120,8 @@ EQUAL_PAIR_HAND = {"sigmoid": 0.6931471805599453, "hinge": 1.0, "ipo": 1.0, "tpo
 
 def _equal_pair(kind):
     def fn(out, ref):
-        close(out["eval_loss"], EQUAL_PAIR_HAND[kind], rtol=1e-9)
-        close(out["rewards/margins"], 0.0, atol=1e-12)
+        close(out["eval_loss"], EQUAL_PAIR_HAND[kind], rtol=1e-6)  # float32 loss computation accepted
+        close(out["rewards/margins"], 0.0, atol=1e-6)
     return fn
 
 

@@ -88,9 +88,9 @@ TRIPLES = {
 
 
 def sequence_logps(model, tok, prompts, completions):
-    """Per-example token log-probabilities and predictive entropies of `completion + eos` given `prompt`,
-    straight from the logits."""
-    out, ent = [], []
+    """Per-example token log-probabilities, predictive entropies and top-1 hits of `completion + eos` given
+    `prompt`, straight from the logits."""
+    out, ent, top1 = [], [], []
     with torch.no_grad():
         for p, c in zip(prompts, completions, strict=True):
             p_ids = tok(p)["input_ids"]
@@ -99,7 +99,8 @@ def sequence_logps(model, tok, prompts, completions):
             tgt = torch.tensor(ids[len(p_ids):])
             out.append(logps.gather(-1, tgt[:, None])[:, 0])
             ent.append(-(logps.exp() * logps).sum(-1))
-    return out, ent
+            top1.append((logps.argmax(-1) == tgt).to(torch.float64))
+    return out, ent, top1
 
 
 def evaluate_run(loss_type, beta=0.5, alpha=1.0, gamma=0.5, smoothing=0.0, data=None):
@@ -126,6 +127,7 @@ def evaluate_run(loss_type, beta=0.5, alpha=1.0, gamma=0.5, smoothing=0.0, data=
     for k, v in logps.items():
         res[f"tok_logps_{k}"] = torch.cat(v)
         res[f"tok_entropy_{k}"] = torch.cat(both[k][1])
+        res[f"tok_top1_{k}"] = torch.cat(both[k][2])
         res[f"len_{k}"] = torch.tensor([len(t) for t in v])
     return res
 
@@ -142,8 +144,14 @@ LOSS_RUNS = {
 }
 
 
-@case(params=list(LOSS_RUNS), ids=list(LOSS_RUNS), rtol=1e-6, atol=1e-9,
-      outputs={"eval_loss": {"compare": "none"}, "entropy": {"compare": "none"}})
+# Whether the loss and its metrics are computed in the model's dtype (float64 here) or in float32 is not decided,
+# so the metrics are compared at a float32-compatible tolerance (the margin is a difference of two rewards).
+@case(params=list(LOSS_RUNS), ids=list(LOSS_RUNS), rtol=1e-5, atol=1e-9,
+      outputs={"eval_loss": {"compare": "none"}, "entropy": {"compare": "none"},
+               "rewards/margins": {"rtol": 1e-5, "atol": 1e-5},
+               # not named by the paper: compared with the release by the check only when logged
+               "logits/chosen": {"compare": "none"}, "logits/rejected": {"compare": "none"},
+               "mean_token_accuracy": {"compare": "none"}})
 def loss_at_start(name):
     spec = dict(LOSS_RUNS[name])
     res = evaluate_run(**spec)
@@ -174,13 +182,13 @@ def equal_pair(loss_type):
     return {"eval_loss": res["eval_loss"], "rewards/margins": res["rewards/margins"]}
 
 
-def train_run(loss_type, alpha, steps=3, lr=5e-2, data=None, **kw):
+def train_run(loss_type, alpha, steps=3, lr=0.2, data=None, **kw):
     tok = tokenizer()
     model = llama(seed=1)
     ds = Dataset.from_dict(data or TRIPLES)
     with tempfile.TemporaryDirectory() as d:
         args = config(d, loss_type=loss_type, beta=0.5, tpo_alpha=alpha, max_steps=steps, learning_rate=lr,
-                      lr_scheduler_type="constant", per_device_train_batch_size=3, **kw)
+                      lr_scheduler_type="constant", per_device_train_batch_size=3, optim="sgd", **kw)
         trainer = TPOTrainer(model=model, args=args, train_dataset=ds, processing_class=tok)
         trainer.train()
         hist = [h for h in trainer.state.log_history if "loss" in h]
@@ -201,14 +209,20 @@ def train_run(loss_type, alpha, steps=3, lr=5e-2, data=None, **kw):
 ONE_TOKEN_GOLD = dict(TRIPLES, reference=["", "", ""])
 
 
-@case(params=["sigmoid", "tpo-l"], ids=["sigmoid", "tpo_l"], rtol=1e-6, atol=1e-8,
-      outputs={"losses": {"rtol": 1e-5}, "num_tokens": {"compare": "none"}})
+# Plain SGD rather than AdamW: Adam divides each gradient entry by its own scale, so near-zero entries computed in
+# float32 (not excluded: the dtype of the loss is not decided) move parameters by O(lr); SGD keeps the float32
+# rounding of the gradient at its own size (about 1e-7 of the update, against atol 1e-6 on the parameters).
+TRAIN_SPEC = dict(rtol=1e-6, atol=1e-6, outputs={"losses": {"rtol": 1e-5}, "margins": {"rtol": 1e-5},
+                                                 "num_tokens": {"compare": "none"}})
+
+
+@case(params=["sigmoid", "tpo-l"], ids=["sigmoid", "tpo_l"], **TRAIN_SPEC)
 def training_steps(loss_type):
-    """Three AdamW steps on the whole batch: the gradient of the whole objective reaches every parameter."""
+    """Three SGD steps on the whole batch: the gradient of the whole objective reaches every parameter."""
     return train_run(loss_type, alpha=1.0, data=ONE_TOKEN_GOLD)
 
 
-@case(rtol=1e-6, atol=1e-8, outputs={"losses": {"rtol": 1e-5}, "num_tokens": {"compare": "none"}})
+@case(**TRAIN_SPEC)
 def training_steps_alpha0():
     """tpo_alpha=0: no NLL term; the gold response plays no part (a garbage gold changes nothing)."""
     a = train_run("sigmoid", alpha=0.0)
@@ -217,7 +231,7 @@ def training_steps_alpha0():
             "num_tokens": a["num_tokens"], "seq_tokens": a["seq_tokens"]}
 
 
-@case(rtol=1e-6, atol=1e-8, outputs={"losses": {"rtol": 1e-5}, "num_tokens": {"compare": "none"}})
+@case(**TRAIN_SPEC)
 def training_steps_extra_column():
     """A dataset with an extra column trains (unused columns are removed by default)."""
     data = dict(ONE_TOKEN_GOLD, note=["a", "b", "c"])
@@ -338,14 +352,14 @@ def peft_config_refused():
     return {"refused": False}
 
 
-@case(rtol=1e-6, atol=1e-8, outputs={"losses": {"rtol": 1e-5}})
+@case(rtol=1e-6, atol=1e-6, outputs={"losses": {"rtol": 1e-5}})
 def iterable_dataset():
     """Training from an IterableDataset (prepared lazily, without the map options only Dataset supports)."""
     tok = tokenizer()
     model = llama(seed=1)
     ds = Dataset.from_dict(dict(TRIPLES, reference=["", "", ""])).to_iterable_dataset()
     with tempfile.TemporaryDirectory() as d:
-        args = config(d, max_steps=2, learning_rate=5e-2, lr_scheduler_type="constant", beta=0.5)
+        args = config(d, max_steps=2, learning_rate=0.2, lr_scheduler_type="constant", beta=0.5, optim="sgd")
         trainer = TPOTrainer(model=model, args=args, train_dataset=ds, processing_class=tok)
         trainer.train()
         hist = [h for h in trainer.state.log_history if "loss" in h]
@@ -478,20 +492,7 @@ def log_softmax_helpers():
     }
 
 
-@case
-def log_softmax_bad_temperature():
-    return {"out": selective_log_softmax_and_entropy(_logits(), torch.zeros(2, 5, dtype=torch.long),
-                                                     temperature=0.0)[0]}
-
-
-@case
-def selective_log_softmax_zero_temperature():
-    return {"out": selective_log_softmax(_logits(), torch.zeros(2, 5, dtype=torch.long), temperature=0.0)}
-
-
-@case
-def selective_log_softmax_bad_temperature():
-    return {"out": selective_log_softmax(_logits(), torch.zeros(2, 5, dtype=torch.long), temperature=-1.0)}
+# No case for a non-positive temperature: neither helper docstring says whether it raises or what it returns.
 
 
 @case(compare="exact")
