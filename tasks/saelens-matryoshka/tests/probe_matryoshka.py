@@ -196,7 +196,7 @@ def registry_dispatch():
 
 
 @case(params=["append", "decreasing", "equal", "empty", "nonpositive", "single", "ok"], compare="exact",
-      outputs={"error": {"compare": "none"}, "warned": {"compare": "none"}})
+      outputs={"error": {"compare": "none"}, "warned": {"compare": "none"}, "widths*": {"compare": "none"}})
 def matryoshka_validation(kind):
     widths = {"append": [4, 10], "decreasing": [10, 4, 16], "equal": [4, 4, 16], "empty": [],
               "nonpositive": [0, 8, 16], "single": [16], "ok": [4, 10, 16]}[kind]
@@ -207,6 +207,7 @@ def matryoshka_validation(kind):
             result = {"widths": list(sae.cfg.matryoshka_widths), "error": "none"}
         except Exception as e:  # noqa: BLE001
             result = {"widths": [], "error": type(e).__name__}
+    result["kind"] = kind
     result["warned"] = any(issubclass(w.category, UserWarning) for w in caught)
     return result
 
@@ -358,7 +359,8 @@ def save_inference_roundtrip(p):
         paths = sae.save_inference_model(tmp)
         names = sorted(q.name for q in paths)
         loaded = SAE.load_from_disk(tmp, dtype="float64")
-    state = {k: v.detach() for k, v in loaded.state_dict().items()}
+    # cloned: the fold below may update the loaded SAE's tensors in place or replace them (either is fine)
+    state = {k: v.detach().clone() for k, v in loaded.state_dict().items()}
     acts = loaded.encode(x).detach()
     recon = loaded.decode(acts).detach()
     # the same weights through the training SAE's own encoder, with the JumpReLU rule in its units
