@@ -9,9 +9,10 @@ STAMP := $(VENV)/.installed
 setup: $(STAMP)
 
 # uv installs the pinned requirements (parallel downloads and byte-compiling; pip took about 3 min 45 s on a
-# fresh 2-core machine). The .pyc files matter: the sandbox imports with PYTHONDONTWRITEBYTECODE from a read-only
-# view, so without them every sandboxed import of torch would compile it from source again while the Debian packages install beside it. uv reads no pip configuration, so the local
-# wheel folder pip would look in (PIP_FIND_LINKS: the CPU torch wheel these machines carry) is passed on.
+# fresh 2-core machine) while the Debian packages install beside it. The .pyc files matter: the sandbox imports
+# from a read-only view with PYTHONDONTWRITEBYTECODE, so without them every sandboxed import of torch would compile
+# it from source again. uv reads no pip configuration, so the local wheel folder pip would look in (PIP_FIND_LINKS:
+# the CPU torch wheel these machines carry) is passed on.
 FIND_LINKS := $(if $(PIP_FIND_LINKS),$(foreach d,$(PIP_FIND_LINKS),--find-links $(d)))
 
 $(STAMP): requirements.txt pyproject.toml
