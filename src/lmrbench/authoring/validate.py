@@ -221,14 +221,13 @@ def declared_equivalents(task: Task, impl: Implementation) -> dict[str, str]:
     return out
 
 
-def _summarise(impl: Implementation, jobs: list[_Job]) -> ImplementationValidation:
+def _summarise(impl: Implementation, jobs: list[_Job], equivalent: dict[str, str]) -> ImplementationValidation:
     mine = [j for j in jobs if j.impl is impl and j.result is not None]
     refs = [j for j in mine if j.kind == "reference"]
     stub = next(j for j in mine if j.kind == "stub")
     wrong = [j for j in mine if j.kind == "wrong"]
     muts = [j for j in mine if j.kind == "mutant"]
     passed = [j for j in refs if j.result and j.result.passed]
-    equivalent = declared_equivalents(mine[0].task, impl) if muts else {}
     return ImplementationValidation(
         instance_id=impl.instance_id,
         reference_passed=len(passed),
@@ -273,9 +272,8 @@ def validate(
     variants, mutants) with a time limit that follows the reference's duration (`_failing_limit`): a wrong
     variant that loops forever costs seconds, not the task's whole limit."""
     ecfg = ecfg or EvalConfig()
-    if cfg.mutants:  # a malformed declaration is named before anything runs
-        for task, impl in impls:
-            declared_equivalents(task, impl)
+    # read once, before anything runs (a malformed declaration is named at once)
+    equivalents = {id(impl): declared_equivalents(task, impl) if cfg.mutants else {} for task, impl in impls}
     jobs = [j for task, impl in impls for j in _jobs_first_phase(task, impl, cfg)]
     refs = [j for j in jobs if j.kind == "reference"]
     _run(refs, cfg, ecfg, tick)
@@ -289,4 +287,4 @@ def validate(
     for job in failing:
         job.timeout = limits[id(job.impl)]
     _run(failing, cfg, ecfg, tick)
-    return [_summarise(impl, refs + failing) for _, impl in impls]
+    return [_summarise(impl, refs + failing, equivalents[id(impl)]) for _, impl in impls]

@@ -187,7 +187,7 @@ class _Scope:
         return isinstance(stmt, ast.ClassDef) and stmt.name in {t.split(".")[0] for t in self.targets if "." in t}
 
 
-def _method_home(stmt: ast.stmt, scope: _Scope, definitions: dict[str, str]) -> str | None:
+def _method_home(stmt: ast.stmt, scope: _Scope, definitions: dict[str, str], called: set[str]) -> str | None:
     """The target class a top-level function of the answer belongs to, if it is a method given without it."""
     classes = scope.method_classes
     if not classes or not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -200,17 +200,17 @@ def _method_home(stmt: ast.stmt, scope: _Scope, definitions: dict[str, str]) -> 
         for t, d in definitions.items() if t.rpartition(".")[0] == c for n in ast.walk(pyast.parse(d)))]
     if by_attr:
         return by_attr[0]
-    if _called_by_name(stmt.name, definitions):  # `helper(cls)`: a module-level helper whose argument is a class
+    if stmt.name in called:  # `helper(cls)`: a module-level helper whose argument is a class
         return None
     if (first and first[0].arg in ("self", "cls")) or decos & {"staticmethod", "classmethod", "property"}:
         return classes[0]
     return None
 
 
-def _called_by_name(name: str, definitions: dict[str, str]) -> bool:
-    """Whether the answer's definitions call `name` as a plain function (not as an attribute of an object)."""
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name
-               for d in definitions.values() for n in ast.walk(pyast.parse(d)))
+def _called_by_name(definitions: dict[str, str]) -> set[str]:
+    """The names the answer's definitions call as plain functions (not as attributes of an object)."""
+    return {n.func.id for d in definitions.values() for n in ast.walk(pyast.parse(d))
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
 
 
 @dataclass
@@ -245,6 +245,7 @@ def _collect_class(found: _Found, cls: ast.ClassDef, lines: list[str], scope: _S
 
 def _collect(codes: list[str], scope: _Scope, definitions: dict[str, str]) -> _Found:
     found = _Found()
+    called = _called_by_name(definitions) if scope.method_classes else set()
     for code in codes:
         tree = pyast.parse(code)
         lines = code.splitlines(keepends=True)
@@ -254,7 +255,7 @@ def _collect(codes: list[str], scope: _Scope, definitions: dict[str, str]) -> _F
                 continue
             if isinstance(stmt, ast.ClassDef) and scope.holds_targets(stmt):
                 _collect_class(found, stmt, lines, scope)
-            elif (home := _method_home(stmt, scope, definitions)) is not None:
+            elif (home := _method_home(stmt, scope, definitions, called)) is not None:
                 assert isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef)
                 found.add_member(f"{home}.{stmt.name}", stmt, text)
             else:
