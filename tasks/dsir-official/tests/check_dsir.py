@@ -92,6 +92,13 @@ def counts_accumulate(out, ref):
     close(out["sum"], 14.0, rtol=0, atol=0, what="counts added to the given array")
 
 
+@check("fit_token_budgets_agree_on_small_data")
+def raw_fit_budget(out, ref):
+    # an integer num_tokens_to_fit far below the raw data's size fits the raw model on part of it
+    # (fit_importance_estimator's docstring; paper: a sample of the raw data suffices): the weights change
+    expect(float(out["frac_changed_small_budget"]) > 0.3, "a 10-token budget fits the raw model on all raw data")
+
+
 @check("importance_weights[*]")
 def target_topic_is_upweighted(out, ref):
     expect(float(out["topic_a_mean_minus_b"]) > 1.0, "target-like (topic A) raw examples weigh more than topic B")

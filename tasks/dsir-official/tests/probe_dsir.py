@@ -222,7 +222,7 @@ def importance_weights(p):
                                                               - w[[r["topic"] == "B" for r in rows]].mean())}
 
 
-@case(outputs={"w_*": W_TOL, "max_diff_*": {"atol": 1e-6}})
+@case(outputs={"w_*": W_TOL, "max_diff_*": {"atol": 1e-6}, "frac_changed_*": {"compare": "none"}})
 def fit_token_budgets_agree_on_small_data():
     # 'auto' (100k tokens per bucket), 'all', and a budget far above the data's size fit on every raw example
     with tempfile.TemporaryDirectory() as tmp:
@@ -238,6 +238,11 @@ def fit_token_budgets_agree_on_small_data():
                 ref = w
             out[f"max_diff_{name}"] = float(np.abs(w - ref).max())
             out[f"w_{name}"] = w
+        # a budget of 10 tokens fits the raw model on a small part of the raw data: the weights change
+        d = HashedNgramDSIR(raw, tgt, cache_dir=str(tmp / "c_small"), num_proc=1, ngrams=1, num_buckets=LOW)
+        d.fit_importance_estimator(num_tokens_to_fit=10)
+        w = _weights(d, rows)[:, 0]
+        out["frac_changed_small_budget"] = float(np.mean(~(np.abs(w - ref) <= 1e-3)))
         return out
 
 
