@@ -24,25 +24,34 @@ import tempfile
 os.environ.setdefault("TEXTGRAD_LOG_DIR", tempfile.mkdtemp(prefix="tglog"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-import textgrad as tg  # noqa: E402
-from textgrad import Variable  # noqa: E402
-from textgrad.autograd import FormattedLLMCall, LLMCall, LLMCall_with_in_context_examples  # noqa: E402
-from textgrad.autograd import MultimodalLLMCall, StringBasedFunction  # noqa: E402
-from textgrad.autograd.algebra import _reduce_gradients_mean  # noqa: E402
-from textgrad.autograd.llm_backward_prompts import BACKWARD_SYSTEM_PROMPT  # noqa: E402
-from textgrad.autograd.reduce_prompts import REDUCE_MEAN_SYSTEM_PROMPT, construct_reduce_prompt  # noqa: E402
-from textgrad.config import SingletonBackwardEngine, set_backward_engine, validate_engine_or_get_default  # noqa: E402
-from textgrad.engine import CachedEngine, EngineLM  # noqa: E402
-from textgrad.loss import ImageQALoss, MultiChoiceTestTime, MultiFieldEvaluation  # noqa: E402
-from textgrad.loss import MultiFieldTokenParsedEvaluation, TextLoss  # noqa: E402
-from textgrad.optimizer import TGD, TextualGradientDescentwithMomentum  # noqa: E402
-from textgrad.optimizer.optimizer_prompts import OPTIMIZER_SYSTEM_PROMPT  # noqa: E402
-from lmrbench_probe import case  # noqa: E402
+import textgrad as tg
+from lmrbench_probe import case
+from textgrad import Variable
+from textgrad.autograd import (
+    FormattedLLMCall,
+    LLMCall,
+    LLMCall_with_in_context_examples,
+    MultimodalLLMCall,
+    StringBasedFunction,
+)
+from textgrad.autograd.algebra import _reduce_gradients_mean
+from textgrad.autograd.llm_backward_prompts import BACKWARD_SYSTEM_PROMPT
+from textgrad.autograd.reduce_prompts import REDUCE_MEAN_SYSTEM_PROMPT, construct_reduce_prompt
+from textgrad.config import SingletonBackwardEngine, set_backward_engine, validate_engine_or_get_default
+from textgrad.engine import CachedEngine, EngineLM
+from textgrad.loss import (
+    ImageQALoss,
+    MultiChoiceTestTime,
+    MultiFieldEvaluation,
+    MultiFieldTokenParsedEvaluation,
+    TextLoss,
+)
+from textgrad.optimizer import TGD, TextualGradientDescentwithMomentum
 
 ROLE_RE = re.compile(r"<ROLE>\s*(.*?)\s*</ROLE>", re.S)
 TAG_RE = re.compile(r"\[([A-Z][A-Za-z0-9]*)\]")
 MARK_RE = re.compile(r"@[a-z][a-z0-9]*")
-FB_RE = re.compile(r"FB<[A-Za-z0-9?]+\|(?:base|chain)>")
+FB_RE = re.compile(r"FB<[^<>]*>")
 OUT_RE = re.compile(r"out-[a-z0-9-]+")
 OPT_MARK = "optimization system that improves text"
 
@@ -68,7 +77,9 @@ def role_tag(text):
     if not m:
         return "?"
     t = TAG_RE.search(m.group(1))
-    return t.group(1) if t else "?"
+    if t:
+        return t.group(1)
+    return m.group(1) if re.fullmatch(r"[a-z_]+", m.group(1)) else "?"
 
 
 class FakeEngine(EngineLM):
@@ -90,13 +101,14 @@ class FakeEngine(EngineLM):
         if self.script:
             ans = self.script.pop(0)
         elif kind == "backward":
-            ans = f"FB<{role_tag(text)}|{'chain' if 'FB<' in text else 'base'}>"
+            outs = ",".join(sorted(set(OUT_RE.findall(FB_RE.sub("", text)))))
+            ans = f"FB<{role_tag(text)}|{'chain' if 'FB<' in text else 'base'}|{outs}>"
         elif kind == "reduce":
             ans = "MEAN{" + "+".join(sorted(set(FB_RE.findall(text)))) + "}"
         elif kind == "optimizer":
             tag = role_tag(text)
             self.steps[tag] = self.steps.get(tag, 0) + 1
-            fbs = sorted({f[3:-1].replace("|", ".") for f in FB_RE.findall(text)})
+            fbs = sorted({".".join(f[3:-1].split("|")[:2]) for f in FB_RE.findall(text)})
             ans = (f"Here you go:\n{self.tags[0]}\n  @{tag.lower()}{self.steps[tag]}[{' '.join(fbs)}]  \n"
                    f"{self.tags[1]}\ntrailing words")
         else:
@@ -125,13 +137,15 @@ def summary(rec, extra=()):
     return out
 
 
-def calls(engine, kinds=None, extra=()):
+def calls(engine, kinds=None, extra=(), about=None):
     rows = [summary(r, extra) for r in engine.calls if kinds is None or r["kind"] in kinds]
+    if about is not None:
+        rows = [r for r in rows if r["about"] in about]
     return sorted(rows, key=lambda r: repr(sorted(r.items())))
 
 
 def grads(v):
-    """A variable's feedback texts reduced to their feedback tags (sorted, distinct)."""
+    """A variable's feedback texts reduced to the feedback answers they carry (sorted, distinct)."""
     return sorted({f for g in v.gradients for f in FB_RE.findall(g.value)} | {
         g.value for g in v.gradients if g.value.startswith("MEAN{")})
 
@@ -152,7 +166,6 @@ def variable_basics():
     fresh()
     a = Variable("alpha @a", role_description="first [A]")
     b = Variable("beta @b", role_description="second [B]", requires_grad=False)
-    c = Variable(7, role_description="number [C]", requires_grad=False)
     s = a + b
     long = Variable(" ".join(f"w{i}" for i in range(40)), role_description="long [L]")
     short = long.get_short_value(n_words_offset=3)
@@ -160,10 +173,8 @@ def variable_basics():
     a.set_role_description("renamed [A2]")
     a.set_value("alpha2 @a")
     return {
-        "c_value": c.value, "c_type": type(c.get_value()).__name__,
-        "sum_value": s.value, "sum_requires_grad": s.requires_grad,
+        "sum_has_values": ["alpha @a" in s.value, "beta @b" in s.value], "sum_requires_grad": s.requires_grad,
         "sum_preds": sorted(p.get_role_description() for p in s.predecessors),
-        "sum_role_mentions": [("first [A]" in s.get_role_description()), ("second [B]" in s.get_role_description())],
         "a_role": a.get_role_description(), "a_value": a.get_value(),
         "a_grads": len(a.gradients), "a_grad_fn_none": a.get_grad_fn() is None,
         "sum_has_grad_fn": s.get_grad_fn() is not None,
@@ -179,14 +190,19 @@ def variable_refuses_grad_under_no_grad():
     Variable("y @b", predecessors=[a], requires_grad=False, role_description="b [B]")
 
 
-@case
-def variable_refuses_value_and_image():
-    Variable("x", image_path="/nonexistent.png", role_description="a [A]")
+def raises(fn):
+    try:
+        fn()
+    except Exception:
+        return True
+    return False
 
 
 @case
-def variable_refuses_grad_on_bytes():
-    Variable(b"\x89PNG....", role_description="image [I]", requires_grad=True)
+def variable_refusals():
+    return {"value_and_image": raises(lambda: Variable("x", image_path="/nonexistent.png", role_description="a [A]")),
+            "grad_on_bytes": raises(lambda: Variable(b"\x89PNG....", role_description="image [I]",
+                                                     requires_grad=True))}
 
 
 @case
@@ -270,10 +286,8 @@ def llm_call_base():
         "response": r.value, "response_role": r.get_role_description(),
         "preds": sorted(p.get_role_description() for p in r.predecessors),
         "forward_system": fc["system"], "forward_prompt": fc["text"], "forward_calls": len(fwd.calls),
-        "backward_calls": calls(bwd, extra=[("has_out", "out-q-sys")]),
+        "backward_calls": calls(bwd),
         "sys_grads": grads(sys_p), "x_grads": grads(x), "r_grads": len(r.gradients),
-        "x_context": sorted((ctx is not None) and ("@q" in str(ctx.get("context")))
-                            for ctx in (x.gradients_context[g] for g in x.gradients)),
     }
 
 
@@ -306,7 +320,7 @@ def chain_through_text_loss():
     return {
         "loss": loss.value, "forward": [(c["system"], c["text"]) for c in fwd.calls],
         "loss_preds": len(loss.predecessors),
-        "backward": calls(bwd, extra=[("carries_answer", "out-q-sys")]),
+        "backward": calls(bwd),
         "ans_grads": grads(ans), "sys_grads": grads(sys_p), "q_grads": len(q.gradients),
         "judge_requires_grad": loss_fn.eval_system_prompt.requires_grad,
         "judge_value": loss_fn.eval_system_prompt.value,
@@ -324,16 +338,15 @@ def diamond_topological_order():
     r2 = tg.autograd.functional.formatted_llm_call(
         {"a": x, "b": y}, "answer [R2]", fwd, "A={a} B={b}", {"a": None, "b": None})
     total = tg.sum([r1, r2])
+    total.set_role_description("batch [T]")
     loss = LLMCall(fwd, system_prompt=Variable("grade @grade", role_description="grader [G]",
                                                 requires_grad=False))(total, response_role_description="loss [L]")
     loss.backward(bwd)
     order = [role_tag(c["text"]) for c in bwd.calls]
     return {
         "forward_prompts": [c["text"] for c in fwd.calls],
-        "total_value_lines": sorted(total.value.split("\n")),
+        "total_has_values": [r1.value in total.value, r2.value in total.value],
         "total_requires_grad": total.requires_grad,
-        "total_role_mentions": ["critique one [R1]" in total.get_role_description(),
-                                "answer [R2]" in total.get_role_description()],
         "backward": calls(bwd),
         "x_last": order[-2:] == ["X", "X"] and order.count("X") == 2,
         "x_grads": grads(x), "r1_grads": grads(r1), "r2_grads": grads(r2), "total_grads": grads(total),
@@ -345,12 +358,13 @@ def diamond_topological_order():
 def add_operator_backward():
     fresh()
     fwd, bwd = FakeEngine(), FakeEngine()
-    a = Variable("left @a", role_description="left [A]")
-    b = Variable("right @b", role_description="right [B]", requires_grad=False)
+    a = Variable("@a left", role_description="left [A]")
+    b = Variable("@b right", role_description="right [B]", requires_grad=False)
     s = a + b
+    s.set_role_description("joined [J]")
     loss = LLMCall(fwd)(s, response_role_description="verdict [V]")
     loss.backward(bwd)
-    return {"forward": fwd.calls[0]["text"], "backward": calls(bwd), "s_grads": grads(s), "a_grads": grads(a),
+    return {"forward": sorted(set(MARK_RE.findall(fwd.calls[0]["text"]))), "backward": calls(bwd), "s_grads": grads(s), "a_grads": grads(a),
             "a_mentions_s_feedback": all("FB<" in g.value for g in a.gradients if g.value)}
 
 
@@ -366,7 +380,8 @@ def sum_of_losses_empty_feedback():
     total = tg.sum([l1, l2])
     total.backward(bwd)
     return {"backward": calls(bwd), "p1": grads(p1), "p2": grads(p2),
-            "l1_feedback_text": l1.get_gradient_text().strip(), "total_value_lines": sorted(total.value.split("\n"))}
+            "l1_feedback_text": l1.get_gradient_text().strip(), "total_has_values": [l1.value in total.value,
+                                                                                     l2.value in total.value]}
 
 
 # ---------------------------------------------------------------- aggregation / reduction
@@ -382,7 +397,7 @@ def reduce_prompt_and_mean():
     red = _reduce_gradients_mean({g1, g2}, eng)
     return {"prompt_has_both": ("FB<A|base>" in prompt) and ("FB<B|chain>" in prompt),
             "prompt_feedback_tags": prompt.count("<FEEDBACK>"),
-            "reduced": red.value, "reduced_role": red.get_role_description(), "calls": calls(eng),
+            "reduced": red.value, "calls": calls(eng),
             "system": eng.calls[0]["system"] == REDUCE_MEAN_SYSTEM_PROMPT}
 
 
@@ -431,16 +446,15 @@ def multifield_evaluation():
     instr = Variable("compare them @instr", role_description="instruction [I]", requires_grad=False)
     pred = Variable("predicted 5 @pred", role_description="unset [P]")
     gt = Variable("truth 4 @gt", role_description="unset [T]", requires_grad=False)
-    ev = MultiFieldEvaluation(instr, ["prediction [P]", "ground truth [T]"], engine=fwd)
+    ev = MultiFieldEvaluation(instr, ["prediction", "ground_truth"], engine=fwd)
     loss = ev([pred, gt])
     loss.backward(bwd)
     fp = fwd.calls[0]["text"]
     return {"forward_marks": sorted(set(MARK_RE.findall(fp))),
-            "forward_has_roles": ["prediction [P]" in fp, "ground truth [T]" in fp],
+            "forward_has_roles": ["prediction" in fp, "ground_truth" in fp],
             "forward_order": fp.index("@instr") < fp.index("@pred") < fp.index("@gt"),
-            "loss_preds": len(loss.predecessors), "loss": loss.value,
-            "backward": calls(bwd), "pred_grads": grads(pred), "gt_grads": len(gt.gradients),
-            "sys_requires_grad": ev.system_prompt.requires_grad}
+            "loss": loss.value, "backward": calls(bwd, about=("prediction",)), "pred_grads": grads(pred),
+            "gt_grads": len(gt.gradients)}
 
 
 @case
@@ -448,7 +462,7 @@ def token_parsed_evaluation():
     fresh()
     fwd = FakeEngine(script=["reasoning... <ACCURACY> 1 </ACCURACY> done"])
     instr = Variable("grade @instr", role_description="instruction [I]", requires_grad=False)
-    ev = MultiFieldTokenParsedEvaluation(instr, ["prediction [P]", "truth [T]"], engine=fwd,
+    ev = MultiFieldTokenParsedEvaluation(instr, ["prediction", "truth"], engine=fwd,
                                          parse_tags=["<ACCURACY>", "</ACCURACY>"])
     out = ev([Variable("5 @p", role_description="x [P]"), Variable("5 @t", role_description="y [T]",
                                                                      requires_grad=False)])
@@ -459,7 +473,7 @@ def token_parsed_evaluation():
 def formatted_call_fields_mismatch():
     fresh()
     f = FormattedLLMCall(FakeEngine(), "X={x}", {"x": None})
-    f({"y": Variable("v @y", role_description="y [Y]")})
+    return {"raises": raises(lambda: f({"y": Variable("v @y", role_description="y [Y]")}))}
 
 
 @case
@@ -472,7 +486,7 @@ def multichoice_test_time():
     loss.backward(bwd)
     fp = fwd.calls[0]["text"]
     return {"forward_marks": sorted(set(MARK_RE.findall(fp))), "system_set": fwd.calls[0]["system"] is not None,
-            "backward": calls(bwd), "pred_grads": grads(pred), "loss_preds": len(loss.predecessors)}
+            "backward": calls(bwd, about=("P",)), "pred_grads": grads(pred)}
 
 
 @case
@@ -518,7 +532,6 @@ def multimodal_image_qa_and_tgd():
     img = Variable(b"\x89PNG-image-bytes", role_description="image [IMG]", requires_grad=False)
     question = Variable("what is shown @question", role_description="question [QU]", requires_grad=False)
     ans = MultimodalLLMCall(fwd)([img, question], response_role_description="answer [AN]")
-    ans.requires_grad = True
     loss = ImageQALoss("is the answer right @instr", engine=fwd)(img, question, ans)
     loss.backward(bwd)
     opt = TGD([ans], engine=opt_e)
@@ -532,7 +545,7 @@ def multimodal_image_qa_and_tgd():
 @case
 def multimodal_refuses_text_engine():
     fresh()
-    MultimodalLLMCall(FakeEngine(name="text-only-model"))
+    return {"raises": raises(lambda: MultimodalLLMCall(FakeEngine(name="text-only-model")))}
 
 
 # ---------------------------------------------------------------- optimizer
@@ -610,7 +623,7 @@ def tgd_gradient_memory():
         loss = TextLoss("judge @judge", engine=fwd)(sol)
         loss.backward(bwd)
         opt.step()
-        seen.append(sorted(set(FB_RE.findall(opt_e.calls[-1]["text"]))))
+        seen.append(f"FB<S{i}|base>" in opt_e.calls[-1]["text"])
     return {"seen": seen, "value": sol.value}
 
 
@@ -618,9 +631,11 @@ def tgd_gradient_memory():
 def tgd_plain_zero_grad_and_errors():
     fresh()
     fwd, bwd = FakeEngine(), FakeEngine()
-    a = Variable("first @a", role_description="first [A]")
-    b = Variable("second @b", role_description="second [B]")
-    loss = TextLoss("judge @judge", engine=fwd)(a + b)
+    a = Variable("@a first", role_description="first [A]")
+    b = Variable("@b second", role_description="second [B]")
+    s = a + b
+    s.set_role_description("pair [AB]")
+    loss = TextLoss("judge @judge", engine=fwd)(s)
     loss.backward(bwd)
     bad = FakeEngine(script=["<IMPROVED_VARIABLE> ok @a2 </IMPROVED_VARIABLE>", "no tags at all"])
     opt = TGD([a, b], engine=bad)
