@@ -721,3 +721,19 @@ def cached_engine():
     c1 = e2("new one")
     return {"a1": a1, "a2": a2, "b1": b1, "calls": e.n, "hash": h, "after_pickle": a3, "c1": c1,
             "path_kept": e2.cache_path == e.cache_path, "miss": e._check_cache("never") is None}
+
+
+@case
+def no_grad_branch_receives_nothing():
+    """A sum of inputs that do not require a gradient does not require one either: backward skips it."""
+    fresh()
+    fwd, bwd = FakeEngine(), FakeEngine()
+    q1 = Variable("@qa first", role_description="context [C1]", requires_grad=False)
+    q2 = Variable("@qb second", role_description="context [C2]", requires_grad=False)
+    ctx = tg.sum([q1, q2])
+    x = Variable("@x draft", role_description="draft [X]")
+    loss = FormattedLLMCall(fwd, "C: {c}\nX: {x}", {"c": None, "x": None})({"c": ctx, "x": x},
+                                                                           response_role_description="loss [L]")
+    loss.backward(bwd)
+    return {"ctx_requires_grad": ctx.requires_grad, "q_grads": [len(q1.gradients), len(q2.gradients)],
+            "ctx_grads": len(ctx.gradients), "x_grads": grads(x), "backward": calls(bwd)}
