@@ -170,6 +170,7 @@ def variable_basics():
     long = Variable(" ".join(f"w{i}" for i in range(40)), role_description="long [L]")
     short = long.get_short_value(n_words_offset=3)
     sw = short.split()
+    eight = Variable(" ".join(f"u{i}" for i in range(8)), role_description="eight [E]").get_short_value(3).split()
     a.set_role_description("renamed [A2]")
     a.set_value("alpha2 @a")
     return {
@@ -181,6 +182,7 @@ def variable_basics():
         "short_head": sw[:3], "short_tail": sw[-3:], "short_shorter": len(sw) < 40,
         "short_drops_middle": "w20" not in sw,
         "short_of_short": b.get_short_value(), "str": str(b),
+        "eight_head_tail": [eight[:3], eight[-3:]], "eight_drops_middle": ("u3" not in eight) and ("u4" not in eight),
     }
 
 
@@ -250,6 +252,10 @@ def backward_engine_config():
     out["still_e1"] = SingletonBackwardEngine().get_engine() is e1
     set_backward_engine(e2, override=True)
     out["override_is_e2"] = SingletonBackwardEngine().get_engine() is e2
+    out["textloss_takes_global"] = TextLoss("judge @j").engine is e2
+    out["blackbox_takes_global"] = tg.BlackboxLLM().engine is e2
+    out["string_engine_resolved"] = raises(lambda: set_backward_engine("claude-3-haiku-20240307", override=True,
+                                                                       seed=1))
     # backward with the global engine only, then with both
     x = Variable("q @q", role_description="query [Q]")
     r = LLMCall(e1)(x)
@@ -364,7 +370,8 @@ def add_operator_backward():
     s.set_role_description("joined [J]")
     loss = LLMCall(fwd)(s, response_role_description="verdict [V]")
     loss.backward(bwd)
-    return {"forward": sorted(set(MARK_RE.findall(fwd.calls[0]["text"]))), "backward": calls(bwd), "s_grads": grads(s), "a_grads": grads(a),
+    return {"forward": sorted(set(MARK_RE.findall(fwd.calls[0]["text"]))), "backward": calls(bwd),
+            "s_grads": grads(s), "a_grads": grads(a),
             "a_mentions_s_feedback": all("FB<" in g.value for g in a.gradients if g.value)}
 
 
@@ -530,14 +537,16 @@ def multimodal_image_qa_and_tgd():
     fresh()
     fwd, bwd, opt_e = FakeEngine(), FakeEngine(), FakeEngine()
     img = Variable(b"\x89PNG-image-bytes", role_description="image [IMG]", requires_grad=False)
-    question = Variable("what is shown @question", role_description="question [QU]", requires_grad=False)
-    ans = MultimodalLLMCall(fwd)([img, question], response_role_description="answer [AN]")
-    loss = ImageQALoss("is the answer right @instr", engine=fwd)(img, question, ans)
+    question = Variable("what is shown @question", role_description="question [QU]", requires_grad=True)
+    sys_a = Variable("describe images @sysa", role_description="system prompt [SA]", requires_grad=False)
+    sys_l = Variable("grade answers @sysl", role_description="system prompt [SL]", requires_grad=False)
+    ans = MultimodalLLMCall(fwd, system_prompt=sys_a)([img, question], response_role_description="answer [AN]")
+    loss = ImageQALoss("is the answer right @instr", engine=fwd, system_prompt=sys_l)(img, question, ans)
     loss.backward(bwd)
     opt = TGD([ans], engine=opt_e)
     opt.step()
-    return {"forward": [(c["images"], sorted(set(MARK_RE.findall(c["text"])))) for c in fwd.calls],
-            "backward": calls(bwd), "ans_grads": grads(ans),
+    return {"forward": [(c["images"], sorted(set(MARK_RE.findall(c["text"]))), c["system"]) for c in fwd.calls],
+            "backward": calls(bwd), "ans_grads": grads(ans), "question_grads": grads(question),
             "opt_calls": calls(opt_e), "opt_is_list": [c["is_list"] for c in opt_e.calls],
             "new_value": ans.value}
 
@@ -667,7 +676,8 @@ def tgd_momentum_updates():
     fresh()
     a = Variable("first @a", role_description="first [A]")
     b = Variable("second @b", role_description="second [B]")
-    eng = FakeEngine(script=["<IMPROVED_VARIABLE> a1 </IMPROVED_VARIABLE>", "x <IMPROVED_VARIABLE>b1\n</IMPROVED_VARIABLE>",
+    eng = FakeEngine(script=["<IMPROVED_VARIABLE> a1 </IMPROVED_VARIABLE>",
+                             "x <IMPROVED_VARIABLE>b1\n</IMPROVED_VARIABLE>",
                              "<IMPROVED_VARIABLE>a2</IMPROVED_VARIABLE>", "<IMPROVED_VARIABLE> b2 </IMPROVED_VARIABLE>",
                              "broken"])
     opt = TextualGradientDescentwithMomentum(eng, [a, b], momentum_window=2)
@@ -737,3 +747,31 @@ def no_grad_branch_receives_nothing():
     loss.backward(bwd)
     return {"ctx_requires_grad": ctx.requires_grad, "q_grads": [len(q1.gradients), len(q2.gradients)],
             "ctx_grads": len(ctx.gradients), "x_grads": grads(x), "backward": calls(bwd)}
+
+
+@case
+def reduction_through_aggregate():
+    """One aggregation (paper.md section 4) over a chain that uses the same system prompt twice (an in-context-example
+    call, then a plain call reading its output, then a string-based check): both feedbacks the system prompt
+    receives descend from the aggregation, so they form one reduction group and are summarised by one call."""
+    fresh()
+    fwd_icl = FakeEngine(script=["<FINAL> out-first </FINAL>"])
+    fwd, bwd = FakeEngine(), FakeEngine()
+    sys_p = Variable("be exact @sys", role_description="system prompt [S]")
+    q = Variable("@qa the question", role_description="question [Q]", requires_grad=False)
+    a1 = LLMCall_with_in_context_examples(fwd_icl, system_prompt=sys_p)(q, response_role_description="draft [D]",
+                                                                       in_context_examples=["@ex an example"])
+    a2 = LLMCall(fwd, system_prompt=sys_p)(a1, response_role_description="final answer [F]")
+
+    def check(prediction, truth):
+        return "0 @bad"
+
+    m = StringBasedFunction(check, "checks the answer")({"prediction": a2, "truth": Variable(
+        "@truth", role_description="truth [T]", requires_grad=False)}, response_role_description="match [M]")
+    members = [m]
+    agg = tg.aggregate(members)
+    loss = TextLoss("@judge judge", engine=fwd)(agg)
+    loss.backward(bwd)
+    return {"sys_values": sorted(g.value for g in sys_p.gradients), "a1_grads": grads(a1), "a2_grads": grads(a2), "m_grads": grads(m),
+            "reduce_calls": calls(bwd, kinds=("reduce",)), "n_backward": len([c for c in bwd.calls
+                                                                              if c["kind"] == "backward"])}
