@@ -772,6 +772,7 @@ def reduction_through_aggregate():
     agg = tg.aggregate(members)
     loss = TextLoss("@judge judge", engine=fwd)(agg)
     loss.backward(bwd)
-    return {"sys_values": sorted(g.value for g in sys_p.gradients), "a1_grads": grads(a1), "a2_grads": grads(a2), "m_grads": grads(m),
+    return {"sys_values": sorted(g.value for g in sys_p.gradients), "a1_grads": grads(a1), "a2_grads": grads(a2),
+            "m_grads": grads(m), "q_grads": len(q.gradients),
             "reduce_calls": calls(bwd, kinds=("reduce",)), "n_backward": len([c for c in bwd.calls
                                                                               if c["kind"] == "backward"])}
