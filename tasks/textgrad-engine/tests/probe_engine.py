@@ -415,10 +415,10 @@ def aggregate_single_chain():
     x = Variable("draft @x", role_description="draft [X]")
     r = LLMCall(fwd)(x, response_role_description="answer [R]")
     agg = tg.aggregate([r])
+    agg.set_role_description("batch [B]")
     loss = TextLoss("judge @j", engine=fwd)(agg)
     loss.backward(bwd)
     return {"agg_value": agg.value, "agg_requires_grad": agg.requires_grad,
-            "agg_mentions": "answer [R]" in agg.get_role_description(),
             "backward": calls(bwd), "r_grads": grads(r), "x_grads": grads(x)}
 
 
@@ -529,7 +529,7 @@ def in_context_examples_call():
     call = LLMCall_with_in_context_examples(fwd)
     r = call(x, response_role_description="plan [R]", in_context_examples=["example one @ex1", "example two @ex2"])
     r.backward(bwd)
-    return {"value": r.value, "backward": calls(bwd), "x_grads": grads(x)}
+    return {"value_has_plan": "the plan @none" in r.value, "backward": calls(bwd), "x_grads": grads(x)}
 
 
 @case
@@ -770,9 +770,29 @@ def reduction_through_aggregate():
         "@truth", role_description="truth [T]", requires_grad=False)}, response_role_description="match [M]")
     members = [m]
     agg = tg.aggregate(members)
+    agg.set_role_description("batch [B]")
     loss = TextLoss("@judge judge", engine=fwd)(agg)
     loss.backward(bwd)
     return {"sys_values": sorted(g.value for g in sys_p.gradients), "a1_grads": grads(a1), "a2_grads": grads(a2),
             "m_grads": grads(m), "q_grads": len(q.gradients),
+            "reduce_calls": calls(bwd, kinds=("reduce",)), "n_backward": len([c for c in bwd.calls
+                                                                              if c["kind"] == "backward"])}
+
+
+@case
+def reduction_from_aggregate_root():
+    """backward() called on an aggregation itself (it has no feedback): its input answers in the base case, and the
+    system prompt used twice below it gets two feedbacks of the same group, summarised by one call."""
+    fresh()
+    fwd, bwd = FakeEngine(), FakeEngine()
+    sys_p = Variable("be exact @sys", role_description="system prompt [S]")
+    q = Variable("@qa the question", role_description="question [Q]", requires_grad=False)
+    call = LLMCall(fwd, system_prompt=sys_p)
+    r1 = call(q, response_role_description="draft [D]")
+    r2 = call(r1, response_role_description="final answer [F]")
+    members = [r2]
+    agg = tg.aggregate(members)
+    agg.backward(bwd)
+    return {"sys_values": sorted(g.value for g in sys_p.gradients), "r1_grads": grads(r1),
             "reduce_calls": calls(bwd, kinds=("reduce",)), "n_backward": len([c for c in bwd.calls
                                                                               if c["kind"] == "backward"])}
