@@ -24,6 +24,7 @@ def road_merge_consistency(out, ref):
     # after an unmerge (R^-1 may be taken in float32): merge_and_unload agrees to float32 precision
     close(out["unloaded"], out["out"], rtol=1e-5, atol=1e-6, what="merge_and_unload output")
     expect(float(np.asarray(out["unmerge_restores"])) < 1e-5, "unmerge restores the base weight and bias")
+    close(out["disabled_merged"], out["disabled"], rtol=1e-5, atol=1e-6, what="disabling a merged adapter")
 
 
 @check("road_mixed_batch[*]")
@@ -38,6 +39,7 @@ def road_mixed(out, ref):
 def delora_merge_consistency(out, ref):
     close(out["merged"], out["out"], rtol=1e-9, atol=1e-10, what="merged = unmerged output")
     expect(float(np.asarray(out["unmerge_restores"])) < 1e-10, "unmerge restores the base weight")
+    close(out["disabled_merged"], out["disabled"], rtol=1e-9, atol=1e-10, what="disabling a merged adapter")
 
 
 @check("glora_mixed_batch")

@@ -177,7 +177,8 @@ ROAD_TRAIN = [("road_1", 4, "adam"), ("road_2", 4, "adam"), ("road_4", 4, "adam"
 
 @case(params=ROAD_TRAIN, ids=[f"{v}_g{g}_{o}" for v, g, o in ROAD_TRAIN], rtol=1e-8, atol=1e-10,
       outputs={"unmerge_restores": {"rtol": 0, "atol": 1e-5}, "unmerged": {"rtol": 1e-5, "atol": 1e-6},
-               "disabled": {"rtol": 1e-5, "atol": 1e-6}, "unloaded": {"rtol": 1e-5, "atol": 1e-6}})
+               "disabled": {"rtol": 1e-5, "atol": 1e-6}, "unloaded": {"rtol": 1e-5, "atol": 1e-6},
+               "disabled_merged": {"rtol": 1e-5, "atol": 1e-6}, "after_disable": {"rtol": 1e-5, "atol": 1e-6}})
 def road_train_merge(p):
     """Optimizer steps from the identity; merged = unmerged; unmerge restores W and b; merge_and_unload."""
     variant, g, opt = p
@@ -196,9 +197,14 @@ def road_train_merge(p):
         restored = _max_weight_diff(pm, before)
         with pm.disable_adapter():
             y_disabled = pm(xe)
-        merged_model = pm.merge_and_unload()
+        pm.merge_adapter()
+        with pm.disable_adapter():
+            y_disabled_merged = pm(xe)
+        y_after_disable = pm(xe)
+        merged_model = pm.merge_and_unload(safe_merge=True)
         y_unloaded = merged_model(xe)
     return {"losses": losses, "out": y, "merged": y_merged, "unmerged": y_unmerged, "disabled": y_disabled,
+            "disabled_merged": y_disabled_merged, "after_disable": y_after_disable,
             "unloaded": y_unloaded, "unmerge_restores": restored,
             "unloaded_has_tuner": len(_tuner_layers(merged_model)) > 0}
 
@@ -359,6 +365,7 @@ def road_layers_and_delete():
         y_default = pm(x)
     pm.add_adapter("other", RoadConfig(variant="road_2", group_size=4, target_modules=["lin", "out"]))
     wrapped2 = [n for n, _ in _tuner_layers(pm)]
+    n_after_add = _n_trainable(pm)
     pm.set_adapter("other")
     _train(pm, x, _x((5, 4), 20), steps=2, lr=0.1)
     with torch.no_grad():
@@ -368,7 +375,7 @@ def road_layers_and_delete():
         y_after = pm(x)
     keys = [k for k in pm.state_dict() if "other" in k]
     return {"wrapped": wrapped, "wrapped2": wrapped2, "default": y_default, "other": y_other, "after": y_after,
-            "active": pm.active_adapters, "other_keys": len(keys)}
+            "active": pm.active_adapters, "other_keys": len(keys), "n_trainable_after_add": n_after_add}
 
 
 # ================================================================ DeLoRA
@@ -435,9 +442,14 @@ def delora_forward_merge(p):
         y_unmerged = pm(xe)
         with pm.disable_adapter():
             y_disabled = pm(xe)
-        unloaded = pm.merge_and_unload()
+        pm.merge_adapter()
+        with pm.disable_adapter():
+            y_disabled_merged = pm(xe)
+        y_after_disable = pm(xe)
+        unloaded = pm.merge_and_unload(safe_merge=True)
         y_unloaded = unloaded(xe)
     return {"out": y, "delta": deltas, "merged": y_merged, "unmerged": y_unmerged, "disabled": y_disabled,
+            "disabled_merged": y_disabled_merged, "after_disable": y_after_disable,
             "unloaded": y_unloaded, "unmerge_restores": restored}
 
 
@@ -494,9 +506,9 @@ def delora_save_load():
 @case(rtol=1e-9, atol=1e-11)
 def delora_adapters():
     """A second adapter (not trainable when added), switching, deleting; dropout is inactive in eval mode."""
-    pm = _delora(MLP(), r=2, delora_lambda=2.0, module_dropout=0.5)
+    pm = _delora(MLP(), r=2, delora_lambda=2.0, module_dropout=0.5, target_modules=["lin2", "head"])
     _set_factors(pm, seed=1)
-    pm.add_adapter("two", DeloraConfig(r=1, delora_lambda=5.0, target_modules=["lin2", "head"]))
+    pm.add_adapter("two", DeloraConfig(r=1, delora_lambda=5.0, target_modules=["lin1", "lin2"]))
     n_after_add = _n_trainable(pm)
     _set_factors(pm, adapter="two", seed=2)
     xe = _x((5, 6), 29)
@@ -504,14 +516,20 @@ def delora_adapters():
     with torch.no_grad():
         y1 = pm(xe)
         y1_again = pm(xe)
+        pm.train()
+        torch.manual_seed(0)
+        train_differs = any(bool((pm(xe) - y1).abs().max() > 1e-9) for _ in range(6))
+        pm.eval()
         pm.set_adapter("two")
         n_two = _n_trainable(pm)
         y2 = pm(xe)
+        pm.set_adapter("default")
         pm.delete_adapter("two")
         y_after = pm(xe)
     keys = [k for k in pm.state_dict() if "two" in k]
     return {"one": y1, "one_again": y1_again, "two": y2, "after_delete": y_after, "active": pm.active_adapters,
-            "n_trainable_after_add": n_after_add, "n_trainable_two": n_two, "two_keys": len(keys)}
+            "n_trainable_after_add": n_after_add, "n_trainable_two": n_two, "two_keys": len(keys),
+            "dropout_acts_in_training": train_differs}
 
 
 @case(compare="exact")
@@ -531,6 +549,18 @@ def delora_random_init_and_errors():
             "r0_layer": _raises(lambda: _delora(MLP(), r=2, rank_pattern={"lin1": 0})),
             "lora_conversion": all(m.supports_lora_conversion() for _, m in _tuner_layers(pm)),
             "repr": sorted({repr(m).split("(")[0] for _, m in _tuner_layers(pm)})}
+
+
+@case(compare="exact")
+def delora_safe_merge_nan():
+    pm = _delora(MLP())
+    with torch.no_grad():
+        for _, m in _tuner_layers(pm):
+            m.delora_lambda["default"].fill_(float("nan"))
+    before = _weights(pm)
+    raised = _raises(lambda: [m.merge(safe_merge=True) for _, m in _tuner_layers(pm)])
+    unchanged = all(bool(torch.equal(m.get_base_layer().weight, before[n][0])) for n, m in _tuner_layers(pm))
+    return {"raised": raised, "unchanged": unchanged}
 
 
 @case(compare="exact")
