@@ -457,10 +457,17 @@ def multifield_evaluation():
     loss = ev([pred, gt])
     loss.backward(bwd)
     fp = fwd.calls[0]["text"]
+    # Whether forward() renames each input to its field name (the release does) or leaves the variable's own
+    # role (the fields are then only the prompt's labels) is decided by nothing a solver sees: the backward
+    # call about the prediction is found under either role, and named alike.
+    rows = calls(bwd, about=("prediction", "P"))
+    for r in rows:
+        r["about"] = "pred"
+    fb = sorted(f.replace("FB<prediction|", "FB<pred|").replace("FB<P|", "FB<pred|") for f in grads(pred))
     return {"forward_marks": sorted(set(MARK_RE.findall(fp))),
             "forward_has_roles": ["prediction" in fp, "ground_truth" in fp],
             "forward_order": fp.index("@instr") < fp.index("@pred") < fp.index("@gt"),
-            "loss": loss.value, "backward": calls(bwd, about=("prediction",)), "pred_grads": grads(pred),
+            "loss": loss.value, "backward": rows, "pred_grads": fb,
             "gt_grads": len(gt.gradients)}
 
 
@@ -569,7 +576,9 @@ def prompt_optimization_loop():
     set_backward_engine(bwd)
     sys_p = Variable("think step by step @sys", role_description="system prompt [S]")
     model = tg.BlackboxLLM(fwd, system_prompt=sys_p)
-    named = [n for n, _ in model.named_parameters()]
+    # named_parameters' names (the release: role descriptions; PyTorch: attribute names) are decided by
+    # nothing a solver sees: only that it yields (str, the system prompt variable) pairs is checked.
+    named = [isinstance(n, str) and p is sys_p for n, p in model.named_parameters()]
     opt = TGD(model.parameters(), engine=opt_e)
 
     def check(prediction, truth):
@@ -633,7 +642,12 @@ def tgd_gradient_memory():
         loss.backward(bwd)
         opt.step()
         seen.append(f"FB<S{i}|base>" in opt_e.calls[-1]["text"])
-    return {"seen": seen, "value": sol.value}
+    # The release's update prompt never shows the memory (no template consumes it); paper.md Section 5 says the
+    # earlier feedback is shown. Either reading passes: the last update saw the current feedback and nothing
+    # older than the one-step window (S0); whether it also saw S1 is not checked.
+    v = sol.value
+    return {"seen": seen, "value_step": v.startswith("@sol3["), "current_in_update": "S2.base" in v,
+            "outside_window_absent": "S0.base" not in v}
 
 
 @case
