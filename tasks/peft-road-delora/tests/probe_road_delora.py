@@ -423,7 +423,12 @@ def delora_identity_init(p):
 DELORA_FWD = [(1, 15.0), (2, 3.0), (3, 0.7), (4, 2.0)]
 
 
-@case(params=DELORA_FWD, ids=[f"r{r}_l{lam}" for r, lam in DELORA_FWD], rtol=1e-9, atol=1e-11)
+# DeLoRA tolerances (rtol/atol 1e-6): paper.md 2.2 defines the fixed column norms of W but not the precision they
+# are taken in; norms of the float64 weight taken in float32 (a common upcast idiom) move outputs by ~1e-7.
+DELORA_TOL = {"rtol": 1e-6, "atol": 1e-6}
+
+
+@case(params=DELORA_FWD, ids=[f"r{r}_l{lam}" for r, lam in DELORA_FWD], **DELORA_TOL)
 def delora_forward_merge(p):
     """Seeded factors: outputs, delta weights, merged = unmerged, unmerge restores the weight."""
     r, lam = p
@@ -453,7 +458,7 @@ def delora_forward_merge(p):
             "unloaded": y_unloaded, "unmerge_restores": restored}
 
 
-@case(params=["sgd", "adam"], rtol=1e-8, atol=1e-10)
+@case(params=["sgd", "adam"], **DELORA_TOL)
 def delora_train(opt):
     """Optimizer steps from seeded factors: A, B and lambda move; the base weight and its norms stay fixed."""
     pm = _delora(MLP(), r=2, delora_lambda=2.0)
@@ -469,7 +474,7 @@ def delora_train(opt):
     return {"losses": losses, "out": y, "lambdas": lams, "merged": y_merged, "n_trainable": _n_trainable(pm)}
 
 
-@case(rtol=1e-9, atol=1e-11)
+@case(**DELORA_TOL)
 def delora_patterns():
     """rank_pattern / lambda_pattern override r and lambda per layer."""
     pm = _delora(MLP(), r=2, delora_lambda=4.0, rank_pattern={"lin2": 3}, lambda_pattern={"head": 0.5})
@@ -482,7 +487,7 @@ def delora_patterns():
     return {"shapes": shapes, "out": y, "n_trainable": _n_trainable(pm)}
 
 
-@case(rtol=1e-10, atol=1e-12)
+@case(**DELORA_TOL)
 def delora_save_load():
     pm = _delora(MLP(), r=3, delora_lambda=1.5)
     _set_factors(pm, seed=11)
@@ -503,7 +508,7 @@ def delora_save_load():
     return {"out": y, "loaded": y_loaded, "n_trainable_loaded": n_frozen, "n_trainable_is_trainable": n_train}
 
 
-@case(rtol=1e-9, atol=1e-11)
+@case(**DELORA_TOL)
 def delora_adapters():
     """A second adapter (not trainable when added), switching, deleting; dropout is inactive in eval mode."""
     pm = _delora(MLP(), r=2, delora_lambda=2.0, module_dropout=0.5, target_modules=["lin2", "head"])
