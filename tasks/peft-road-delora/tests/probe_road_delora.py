@@ -175,8 +175,11 @@ ROAD_TRAIN = [("road_1", 4, "adam"), ("road_2", 4, "adam"), ("road_4", 4, "adam"
               ("road_2", 2, "sgd"), ("road_4", 8, "sgd")]
 
 
+# RoAd's merge (R W, R b) and unmerge (R^-1) may be taken in float32 (the release inverts R in float32; neither
+# paper.md 1.5 nor any visible text fixes the precision of the merge): merged outputs compared at 1e-5.
 @case(params=ROAD_TRAIN, ids=[f"{v}_g{g}_{o}" for v, g, o in ROAD_TRAIN], rtol=1e-8, atol=1e-10,
       outputs={"unmerge_restores": {"rtol": 0, "atol": 1e-5}, "unmerged": {"rtol": 1e-5, "atol": 1e-6},
+               "merged": {"rtol": 1e-5, "atol": 1e-6},
                "disabled": {"rtol": 1e-5, "atol": 1e-6}, "unloaded": {"rtol": 1e-5, "atol": 1e-6},
                "disabled_merged": {"rtol": 1e-5, "atol": 1e-6}, "after_disable": {"rtol": 1e-5, "atol": 1e-6}})
 def road_train_merge(p):
@@ -209,7 +212,8 @@ def road_train_merge(p):
             "unloaded_has_tuner": len(_tuner_layers(merged_model)) > 0}
 
 
-@case(params=["road_1", "road_2", "road_4"], rtol=1e-8, atol=1e-10)
+@case(params=["road_1", "road_2", "road_4"], rtol=1e-8, atol=1e-10,
+      outputs={k: {"rtol": 1e-5, "atol": 1e-6} for k in ("merged_w0", "merged_w2", "merged_b2")})
 def road_bias_free_and_layer(variant):
     """One bias-free layer trained with SGD: its output after training, its merged weight, and the layer
     output as a function of the base layer's output (R acts on W x + b, element pairs inside each group)."""
