@@ -140,12 +140,14 @@ def _weights(pm):
 
 
 def _max_weight_diff(pm, before):
+    """Largest change of any adapted layer's weight or bias; inf where a value became NaN (Python's max drops NaN)."""
     diff = 0.0
     for n, m in _tuner_layers(pm):
         w0, b0 = before[n]
-        diff = max(diff, float((m.get_base_layer().weight - w0).abs().max()))
-        if b0 is not None:
-            diff = max(diff, float((m.get_base_layer().bias - b0).abs().max()))
+        pairs = [(m.get_base_layer().weight, w0)] + ([(m.get_base_layer().bias, b0)] if b0 is not None else [])
+        for now, then in pairs:
+            d = (now - then).abs().max()
+            diff = max(diff, float(d) if bool(torch.isfinite(d)) else float("inf"))
     return torch.tensor(diff, dtype=torch.float64)
 
 
