@@ -20,7 +20,8 @@ def registration(out, ref):
 
 @check("road_train_merge[*]")
 def road_merge_consistency(out, ref):
-    close(out["merged"], out["out"], rtol=1e-9, atol=1e-10, what="merged = unmerged output")
+    # the merge may be taken in float32 (nothing decides its precision): merged = unmerged to float32 precision
+    close(out["merged"], out["out"], rtol=1e-5, atol=1e-6, what="merged = unmerged output")
     # after an unmerge (R^-1 may be taken in float32): merge_and_unload agrees to float32 precision
     close(out["unloaded"], out["out"], rtol=1e-5, atol=1e-6, what="merge_and_unload output")
     expect(float(np.asarray(out["unmerge_restores"])) < 1e-5, "unmerge restores the base weight and bias")

@@ -140,12 +140,14 @@ def _weights(pm):
 
 
 def _max_weight_diff(pm, before):
+    """Largest change of any adapted layer's weight or bias; inf where a value became NaN (Python's max drops NaN)."""
     diff = 0.0
     for n, m in _tuner_layers(pm):
         w0, b0 = before[n]
-        diff = max(diff, float((m.get_base_layer().weight - w0).abs().max()))
-        if b0 is not None:
-            diff = max(diff, float((m.get_base_layer().bias - b0).abs().max()))
+        pairs = [(m.get_base_layer().weight, w0)] + ([(m.get_base_layer().bias, b0)] if b0 is not None else [])
+        for now, then in pairs:
+            d = (now - then).abs().max()
+            diff = max(diff, float(d) if bool(torch.isfinite(d)) else float("inf"))
     return torch.tensor(diff, dtype=torch.float64)
 
 
@@ -175,8 +177,11 @@ ROAD_TRAIN = [("road_1", 4, "adam"), ("road_2", 4, "adam"), ("road_4", 4, "adam"
               ("road_2", 2, "sgd"), ("road_4", 8, "sgd")]
 
 
+# RoAd's merge (R W, R b) and unmerge (R^-1) may be taken in float32 (the release inverts R in float32; neither
+# paper.md 1.5 nor any visible text fixes the precision of the merge): merged outputs compared at 1e-5.
 @case(params=ROAD_TRAIN, ids=[f"{v}_g{g}_{o}" for v, g, o in ROAD_TRAIN], rtol=1e-8, atol=1e-10,
       outputs={"unmerge_restores": {"rtol": 0, "atol": 1e-5}, "unmerged": {"rtol": 1e-5, "atol": 1e-6},
+               "merged": {"rtol": 1e-5, "atol": 1e-6},
                "disabled": {"rtol": 1e-5, "atol": 1e-6}, "unloaded": {"rtol": 1e-5, "atol": 1e-6},
                "disabled_merged": {"rtol": 1e-5, "atol": 1e-6}, "after_disable": {"rtol": 1e-5, "atol": 1e-6}})
 def road_train_merge(p):
@@ -209,7 +214,8 @@ def road_train_merge(p):
             "unloaded_has_tuner": len(_tuner_layers(merged_model)) > 0}
 
 
-@case(params=["road_1", "road_2", "road_4"], rtol=1e-8, atol=1e-10)
+@case(params=["road_1", "road_2", "road_4"], rtol=1e-8, atol=1e-10,
+      outputs={k: {"rtol": 1e-5, "atol": 1e-6} for k in ("merged_w0", "merged_w2", "merged_b2")})
 def road_bias_free_and_layer(variant):
     """One bias-free layer trained with SGD: its output after training, its merged weight, and the layer
     output as a function of the base layer's output (R acts on W x + b, element pairs inside each group)."""
@@ -423,7 +429,12 @@ def delora_identity_init(p):
 DELORA_FWD = [(1, 15.0), (2, 3.0), (3, 0.7), (4, 2.0)]
 
 
-@case(params=DELORA_FWD, ids=[f"r{r}_l{lam}" for r, lam in DELORA_FWD], rtol=1e-9, atol=1e-11)
+# DeLoRA tolerances (rtol/atol 1e-6): paper.md 2.2 defines the fixed column norms of W but not the precision they
+# are taken in; norms of the float64 weight taken in float32 (a common upcast idiom) move outputs by ~1e-7.
+DELORA_TOL = {"rtol": 1e-6, "atol": 1e-6}
+
+
+@case(params=DELORA_FWD, ids=[f"r{r}_l{lam}" for r, lam in DELORA_FWD], **DELORA_TOL)
 def delora_forward_merge(p):
     """Seeded factors: outputs, delta weights, merged = unmerged, unmerge restores the weight."""
     r, lam = p
@@ -453,7 +464,7 @@ def delora_forward_merge(p):
             "unloaded": y_unloaded, "unmerge_restores": restored}
 
 
-@case(params=["sgd", "adam"], rtol=1e-8, atol=1e-10)
+@case(params=["sgd", "adam"], **DELORA_TOL)
 def delora_train(opt):
     """Optimizer steps from seeded factors: A, B and lambda move; the base weight and its norms stay fixed."""
     pm = _delora(MLP(), r=2, delora_lambda=2.0)
@@ -469,7 +480,7 @@ def delora_train(opt):
     return {"losses": losses, "out": y, "lambdas": lams, "merged": y_merged, "n_trainable": _n_trainable(pm)}
 
 
-@case(rtol=1e-9, atol=1e-11)
+@case(**DELORA_TOL)
 def delora_patterns():
     """rank_pattern / lambda_pattern override r and lambda per layer."""
     pm = _delora(MLP(), r=2, delora_lambda=4.0, rank_pattern={"lin2": 3}, lambda_pattern={"head": 0.5})
@@ -482,7 +493,7 @@ def delora_patterns():
     return {"shapes": shapes, "out": y, "n_trainable": _n_trainable(pm)}
 
 
-@case(rtol=1e-10, atol=1e-12)
+@case(**DELORA_TOL)
 def delora_save_load():
     pm = _delora(MLP(), r=3, delora_lambda=1.5)
     _set_factors(pm, seed=11)
@@ -503,7 +514,7 @@ def delora_save_load():
     return {"out": y, "loaded": y_loaded, "n_trainable_loaded": n_frozen, "n_trainable_is_trainable": n_train}
 
 
-@case(rtol=1e-9, atol=1e-11)
+@case(**DELORA_TOL)
 def delora_adapters():
     """A second adapter (not trainable when added), switching, deleting; dropout is inactive in eval mode."""
     pm = _delora(MLP(), r=2, delora_lambda=2.0, module_dropout=0.5, target_modules=["lin2", "head"])
