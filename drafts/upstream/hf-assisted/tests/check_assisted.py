@@ -1,0 +1,159 @@
+"""Trusted checks for hf-assisted/1 (never enter the sandbox).
+
+Greedy assisted generation must reproduce the same run's plain greedy generation token for token (paper: greedy
+decoding), with the same processed scores per generated token. Sampled outputs are judged statistically against
+the target's own next-token distribution `p` that the probe reads from the model (paper: correctness of
+Algorithm 1), and the number of target calls against the acceptance rate `alpha = sum_x min(p(x), q(x))` the
+paper gives. Nothing here pins the random stream: any correct implementation passes with probability about
+1 - 1e-4 per sampled case."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lmrbench.checks import check, close, equal, expect
+
+# Chi-square critical values at p = 1e-4 by degrees of freedom.
+CHI2_CRIT = {1: 15.14, 2: 18.42, 3: 21.11}
+SIGMAS = 4.5
+
+
+def _arr(x, dtype=np.float64):
+    return np.asarray(x, dtype=dtype)
+
+
+def _chi_square(counts, p):
+    """Pearson's statistic with bins whose expected count is under 5 pooled into one bin."""
+    counts, p = _arr(counts), _arr(p)
+    n = counts.sum()
+    exp = n * p
+    small = exp < 5
+    obs_b = list(counts[~small])
+    exp_b = list(exp[~small])
+    if small.any():
+        obs_b.append(counts[small].sum())
+        exp_b.append(exp[small].sum())
+    obs_b, exp_b = np.array(obs_b), np.array(exp_b)
+    keep = exp_b > 0
+    expect(bool((obs_b[~keep] == 0).all()), f"tokens the target gives probability 0: {counts} vs p = {p}")
+    stat = float(((obs_b[keep] - exp_b[keep]) ** 2 / exp_b[keep]).sum())
+    return stat, int(keep.sum()) - 1
+
+
+def _same_distribution(out, what):
+    counts, p = _arr(out["counts"]), _arr(out["p"])
+    equal(int(counts.sum()), int(out["n_tokens"]), what=f"{what}: counted tokens")
+    stat, dof = _chi_square(counts, p)
+    expect(stat <= CHI2_CRIT[dof], f"{what}: sampled token frequencies {counts.tolist()} do not follow the target's "
+           f"distribution p = {np.round(p, 4).tolist()} (chi-square {stat:.1f} > {CHI2_CRIT[dof]} with {dof} dof)")
+
+
+# ---------------------------------------------------------------- greedy
+
+
+def _greedy_same(out, what):
+    plain, assisted = _arr(out["plain"], np.int64), _arr(out["assisted"], np.int64)
+    equal(assisted.shape, plain.shape, what=f"{what}: sequence length")
+    equal(assisted.tolist(), plain.tolist(), what=f"{what}: assisted greedy tokens = plain greedy tokens")
+
+
+@check("greedy_equivalence[*]")
+def greedy_equivalence(out, ref):
+    _greedy_same(out, "greedy")
+    # one processed score row per generated token, the target's own (paper: greedy special case; `scores` doc)
+    equal(_arr(out["assisted_scores"]).shape, _arr(out["plain_scores"]).shape, what="scores shape")
+    close(out["assisted_scores"], out["plain_scores"], rtol=1e-5, atol=1e-5, what="scores of the generated tokens")
+    # one target call per step; with the same guesses, the same steps as the release
+    equal(int(out["target_calls"]), int(ref["target_calls"]), what="target forward calls")
+
+
+@check("greedy_with_masks")
+def greedy_with_masks(out, ref):
+    _greedy_same(out, "explicit attention mask and token type ids")
+
+
+@check("greedy_eos")
+def greedy_eos(out, ref):
+    _greedy_same(out, "end-of-sequence")
+    equal(int(_arr(out["assisted"], np.int64)[-1]), int(out["eos"]), what="ends at the eos token")
+
+
+@check("prompt_lookup_greedy[*]")
+def prompt_lookup_greedy(out, ref):
+    _greedy_same(out, "prompt lookup")
+    n_new = len(_arr(out["plain"])) - 10
+    expect(int(out["target_calls"]) < n_new, f"prompt lookup saves target calls on a repetitive prompt "
+           f"({out['target_calls']} calls for {n_new} tokens)")
+
+
+@check("early_exit_greedy")
+def early_exit_greedy(out, ref):
+    _greedy_same(out, "early exit")
+
+
+@check("perfect_assistant[*]")
+def perfect_assistant(out, ref):
+    equal(_arr(out["second"], np.int64).tolist(), _arr(out["first"], np.int64).tolist(),
+          what="a second call with the same (self-)assistant gives the same greedy tokens")
+    equal(len(_arr(out["first"])), int(out["length"]), what="length")
+
+
+@check("hopeless_assistant[heuristic]")
+def hopeless_heuristic(out, ref):
+    # five all-rejected steps: 5 -> 4 -> 3 -> 2 -> 1 -> 1; the last step has no room for a guess, and "all guesses
+    # correct" over zero guesses may be read either way (+2 or -1), so 1 and 3 are both accepted
+    expect(int(out["n_after"]) in (1, 3), f"guesses after all-rejected steps: {out['n_after']} (want 1, or 3)")
+
+
+@check("hopeless_assistant[constant]")
+def hopeless_constant(out, ref):
+    equal(int(out["n_after"]), 5, what="constant schedule keeps the number of guesses")
+
+
+# ---------------------------------------------------------------- sampling
+
+
+def _steps_stats(alpha, gamma):
+    ks = np.arange(gamma + 1)
+    probs = np.where(ks < gamma, alpha ** ks * (1 - alpha), alpha ** gamma)
+    tokens = ks + 1
+    mean = float((probs * tokens).sum())
+    var = float((probs * tokens ** 2).sum()) - mean ** 2
+    return mean, var
+
+
+@check("speculative_sampling[*]")
+def speculative_sampling(out, ref):
+    _same_distribution(out, "speculative sampling")
+    equal(int(out["n_tokens"]), int(out["max_new"]), what="generated length")
+    p, q = _arr(out["p"]), _arr(out["q"])
+    alpha = float(np.minimum(p, q).sum())
+    gamma = int(out["gamma"])
+    mean, var = _steps_stats(alpha, gamma)
+    calls = int(out["target_calls"])
+    got = int(out["n_tokens"]) / calls
+    tol = SIGMAS * np.sqrt(var / calls) + gamma / calls
+    expect(abs(got - mean) <= tol, f"tokens per target call {got:.3f}, but the acceptance rate alpha = {alpha:.3f} "
+           f"with {gamma} guesses gives {mean:.3f} (+- {tol:.3f})")
+
+
+@check("markov_sampling")
+def markov_sampling(out, ref):
+    from scipy.stats import chi2
+
+    counts, p = _arr(out["transitions"]), _arr(out["p"])
+    total, dof = 0.0, 0
+    for row in range(p.shape[0]):
+        if counts[row].sum() < 10:
+            continue
+        stat, d = _chi_square(counts[row], p[row])
+        total, dof = total + stat, dof + d
+    expect(dof >= 6, f"too few visited states: {counts.tolist()}")
+    crit = float(chi2.ppf(1 - 1e-4, dof))
+    expect(total <= crit, f"transition counts {counts.tolist()} do not follow the target's rows "
+           f"{np.round(p, 3).tolist()} (chi-square {total:.1f} > {crit:.1f} with {dof} dof)")
+
+
+@check("lookup_sampling")
+def lookup_sampling(out, ref):
+    _same_distribution(out, "prompt lookup sampling")
