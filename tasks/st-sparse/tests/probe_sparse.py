@@ -256,7 +256,7 @@ def _columns(n_cols: int, n: int = 4):
 
 @case(params=_CSR, rtol=1e-8, atol=1e-11)
 def csr_training(p):
-    """Four optimizer steps of CSRLoss on a transformer + mean pooling + autoencoder model."""
+    """Three optimizer steps of CSRLoss on a transformer + mean pooling + autoencoder model."""
     normalize, k, k_aux, dead, beta, gamma, n_cols, base = p
     model = _csr_model(k=k, k_aux=k_aux, normalize=normalize, dead_threshold=dead)
     sae = _sae_of(model)
@@ -269,7 +269,7 @@ def csr_training(p):
     opt = torch.optim.SGD(model.parameters(), lr=0.05)
     model.train()
     steps = []
-    for step in range(4):
+    for step in range(3):
         feats = [model.preprocess(c) for c in cols]
         opt.zero_grad()
         losses = loss(feats, labels)
@@ -307,7 +307,7 @@ def splade_training(p):
     opt = torch.optim.SGD(model.parameters(), lr=0.02)
     model.train()
     steps = []
-    for step in range(3):
+    for step in range(2):
         feats = [model.preprocess(c) for c in cols]
         opt.zero_grad()
         losses = loss(feats)
@@ -338,7 +338,7 @@ def flops_regularizer(p):
     return res
 
 
-@case(params=[(1, False), (2, False), (3, True)], rtol=1e-8, atol=1e-11, outputs={"components": {"compare": "none"}})
+@case(params=[(1, False), (3, True)], rtol=1e-8, atol=1e-11, outputs={"components*": {"compare": "none"}})
 def cached_splade(p):
     """CachedSpladeLoss against the un-cached SpladeLoss on the same model: same total, same gradients."""
     mini, doc_only = p
