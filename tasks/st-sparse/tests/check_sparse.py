@@ -8,6 +8,7 @@ the refusals, whose exception type is the solver's choice (any exception is acce
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import numpy as np
 
@@ -80,7 +81,7 @@ def decode_refusals(out, ref):
     for row in range(ref["dec_all_w"][1]):
         n = ref[f"dec_all_w.{row}"][1]
         w = [float(out[f"dec_all_w.{row}.{i}"]) for i in range(n)]
-        expect(all(a >= b for a, b in zip(w, w[1:])), f"decoded weights of row {row} are not sorted")
+        expect(all(a >= b for a, b in pairwise(w)), f"decoded weights of row {row} are not sorted")
 
 
 @check("splade_max_active_dims[*]")
@@ -96,6 +97,6 @@ def csr_adaptive(out, ref):
     expect(bool(((e != 0).sum(axis=1) <= 5).all()), "a CSR code has more than k active dims")
     expect(bool(((e3 != 0).sum(axis=1) <= 3).all()), "max_active_dims=3 left more than 3 active dims")
     # the 3-sparse code keeps the 3 largest entries of the k-sparse code
-    for row, row3 in zip(e, e3):
+    for row, row3 in zip(e, e3, strict=True):
         kept = np.sort(row)[::-1][:3]
         close(np.sort(row3[row3 != 0])[::-1], kept[kept != 0], rtol=1e-10)
