@@ -184,7 +184,7 @@ def splade_pooling_flattened(strategy):
     cu = torch.tensor([0, *torch.tensor(lens).cumsum(0).tolist()], dtype=torch.int32)
     pool = SpladePooling(pooling_strategy=strategy).eval()
     out = pool({"token_embeddings": flat, "cu_seq_lens_q": cu, "max_length_q": max(lens)})
-    return {"emb": out["sentence_embedding"].detach().clone()}
+    return {"emb": out["sentence_embedding"].detach().clone(), "dim": pool.get_embedding_dimension()}
 
 
 def _attempt(fn) -> str:
@@ -209,13 +209,14 @@ def splade_pooling_refusals():
 
 # --------------------------------------------------------------------------------------- SparseAutoEncoder
 
-_SAE = [(False, 3, None), (True, 3, None), (False, 5, 2), (True, 4, 7)]
+# normalize, k, max_active_dims override, k_aux (512, the default, exceeds h = 24: no auxiliary code at inference)
+_SAE = [(False, 3, None, 6), (True, 3, None, 6), (False, 5, 2, 6), (True, 4, 7, 6), (True, 5, None, 512)]
 
 
 @case(params=_SAE, rtol=1e-10, atol=1e-12)
 def sae_inference(p):
-    normalize, k, override = p
-    sae = SparseAutoEncoder(input_dim=6, hidden_dim=24, k=k, k_aux=6, normalize=normalize).to(F64)
+    normalize, k, override, k_aux = p
+    sae = SparseAutoEncoder(input_dim=6, hidden_dim=24, k=k, k_aux=k_aux, normalize=normalize).to(F64)
     _set_sae(sae, 11)
     g = torch.Generator().manual_seed(12)
     x = torch.randn(5, 6, generator=g, dtype=F64) * 2 + 0.5
@@ -281,6 +282,31 @@ def csr_training(p):
     model.eval()
     codes = model.encode(SENTS[:3], convert_to_sparse_tensor=False)
     return {"steps": steps, "first": first, "codes": _dense(codes)}
+
+
+@case(params=[1.5e-5, 5e-6], rtol=1e-8, atol=1e-11)
+def csr_fired_threshold(value):
+    """A latent selected with a tiny value: it fired if the value is above 1e-5 (paper.md, dead latents).
+
+    The autoencoder alone (d = 2, h = 4, k = 1, k_aux = 2, dead threshold 1) on embeddings given directly, two
+    columns, two CSRLoss forward passes. Pre-activations are (s x0, x1, -x0, -x1): each latent is the top-1 of one
+    row; the first row's winner, latent 0, has the given value (and is above 1e-5 in no other row). Whether it
+    counts as fired decides whether it is dead at the later selections, hence the auxiliary code and L_aux."""
+    s = 1e4
+    sae = SparseAutoEncoder(input_dim=2, hidden_dim=4, k=1, k_aux=2, dead_threshold=1)
+    model = SparseEncoder(modules=[sae], device="cpu").to(F64)
+    w = torch.tensor([[s, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]], dtype=F64)
+    with torch.no_grad():
+        for role, p_ in _sae_params(sae).items():
+            p_.copy_({"W": w, "W_T": w.T}.get(role, torch.zeros_like(p_)))
+    x = torch.tensor([[value / s, 0.0], [0.0, 2.0], [0.0, -3.0], [-1.0, 0.5]], dtype=F64)
+    loss = CSRLoss(model)
+    model.train()
+    steps = []
+    for _ in range(2):
+        losses = loss([{"sentence_embedding": x.clone()}, {"sentence_embedding": x.clone()}], None)
+        steps.append({"values": _loss_values(losses), "total": sum(losses.values()).detach()})
+    return {"steps": steps}
 
 
 # -------------------------------------------------------------------------------------------- SPLADE losses
@@ -486,7 +512,10 @@ def intersection_and_decode():
             "dec_all_tokens": [[t for t, _ in row] for row in dec_all],
             "dec_all_w": [[w for _, w in row] for row in dec_all],
             "dec_inter_tokens": [[t for t, _ in row] for row in dec_inter],
-            "bad_topk": _attempt(lambda: model.decode(d[0], top_k=0))}
+            "bad_topk": _attempt(lambda: model.decode(d[0], top_k=0)),
+            "dec_zero_rows": len(model.decode(torch.zeros(2, len(VOCAB)))),
+            "dec_zero_pairs": sum(len(r) for r in model.decode(torch.zeros(2, len(VOCAB)))),
+            "dec_zero_single": len(model.decode(torch.zeros(len(VOCAB))))}
 
 
 @case(rtol=1e-10, atol=1e-12)
