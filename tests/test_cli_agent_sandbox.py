@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from lmrbench.sandbox import IsolationError, LocalSandbox, SandboxConfig
+from tests.cli_inprocess import run_cli
 from tests.conftest import GOLDEN
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "lmrbench", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=600)
+    return run_cli(*args, cwd=cwd)
 
 
 def _script(path: Path) -> Path:

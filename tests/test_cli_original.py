@@ -5,16 +5,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.cli_inprocess import run_cli
 from tests.tasks.test_original import make_original
 
 
 def cli(*args: str, cwd: Path, cache: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, LMRBENCH_CACHE=str(cache))
-    return subprocess.run([sys.executable, "-m", "lmrbench", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=600, env=env)
+    return run_cli(*args, cwd=cwd, env=env)
 
 
 def test_original_layout_end_to_end(tmp_path):

@@ -8,11 +8,11 @@ import importlib.util
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_inprocess import run_cli
 from tests.tasks.test_original import make_original
 
 NEEDS_EINOPS = """import sys, os
@@ -27,8 +27,7 @@ open('unit_test/logs/unit_test_1.log', 'w').write('Test Passed' if ok else 'Test
 
 def cli(*args: str, cwd: Path, cache: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, LMRBENCH_CACHE=str(cache))
-    return subprocess.run([sys.executable, "-m", "lmrbench", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=900, env=env)
+    return run_cli(*args, cwd=cwd, env=env)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("einops") is not None, reason="the harness itself has einops")

@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from lmrbench.authoring.fixtures import build_fixtures
 from lmrbench.tasks.loader import load_tasks
+from tests.cli_inprocess import run_cli
 from tests.conftest import write_task
 
 RIGHT = "def add_scaled(a, b, k):\n    return [x + k * y for x, y in zip(a, b)]\n"
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "lmrbench", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300)
+    return run_cli(*args, cwd=cwd)
 
 
 def _suite(root: Path) -> Path:

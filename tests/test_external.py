@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+from pathlib import Path
 
 from lmrbench.evaluate.batch import evaluate_predictions, latest_evaluations, load_predictions
 from lmrbench.records import Status
 from lmrbench.tasks.loader import load_tasks
+from tests.cli_inprocess import run_cli
 
 
 def test_round_trip_through_the_cli(tmp_path):
     ts = load_tasks()
     impl = ts.task("dpo").implementation(1)
     assert impl.golden_file is not None
-    cli = [sys.executable, "-m", "lmrbench"]
-    res = subprocess.run([*cli, "workspace", "export", "--out", str(tmp_path / "ws"), "-t", "dpo", "-t", "simpo"],
-                         capture_output=True, text=True)
+    res = run_cli("workspace", "export", "--out", str(tmp_path / "ws"), "-t", "dpo", "-t", "simpo", cwd=Path.cwd())
     assert res.returncode == 0, res.stderr
     dpo = tmp_path / "ws" / "dpo__1"
     assert {"paper.md", "INSTRUCTIONS.md", ".lmrbench.json"} <= {p.name for p in dpo.iterdir()}
@@ -30,8 +28,8 @@ def test_round_trip_through_the_cli(tmp_path):
         (d / "NOTES_BY_AGENT.txt").write_text("scratch\n")
         assert meta["targets"]
     out = tmp_path / "predictions.jsonl"
-    res = subprocess.run([*cli, "predictions", "from-dirs", str(tmp_path / "ws"), "--model", "outside",
-                          "--out", str(out)], capture_output=True, text=True)
+    res = run_cli("predictions", "from-dirs", str(tmp_path / "ws"), "--model", "outside",
+                          "--out", str(out), cwd=Path.cwd())
     assert res.returncode == 0, res.stderr
     preds, invalid = load_predictions(out, ts)
     assert not invalid
@@ -108,13 +106,11 @@ def test_from_dirs_keeps_added_imports_and_helpers_or_falls_back_to_a_diff(toy_t
 
 
 def test_export_with_the_paper_withheld(tmp_path):
-    cli = [sys.executable, "-m", "lmrbench"]
-    res = subprocess.run([*cli, "workspace", "export", "--out", str(tmp_path), "-t", "dpo", "--paper", "withheld"],
-                         capture_output=True, text=True)
+    res = run_cli("workspace", "export", "--out", str(tmp_path), "-t", "dpo", "--paper", "withheld", cwd=Path.cwd())
     assert res.returncode == 0, res.stderr
     ws = tmp_path / "dpo__1"
     assert "withheld" in (ws / "paper.md").read_text()
     assert json.loads((ws / ".lmrbench.json").read_text())["paper_source"] == "withheld"
-    shown = subprocess.run([*cli, "tasks", "prompt", "dpo/1", "--paper", "withheld"], capture_output=True, text=True)
+    shown = run_cli("tasks", "prompt", "dpo/1", "--paper", "withheld", cwd=Path.cwd())
     assert shown.returncode == 0 and "withheld" in shown.stdout
     assert load_tasks().task("dpo").description_file.read_text().strip()[:200] not in shown.stdout

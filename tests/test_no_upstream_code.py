@@ -28,6 +28,7 @@ def committed() -> dict[str, Path]:
     return {name: path for name, path in paths.items() if path.is_file() and not path.is_symlink()}
 
 
+@pytest.mark.proof  # it fetches each pinned release (make validate; make test never downloads)
 @pytest.mark.parametrize("key", sorted(RELEASES), ids=lambda k: f"{k[0]}-{k[1]}")
 def test_no_committed_file_copies_a_pinned_release(key, committed):
     task = RELEASES[key]

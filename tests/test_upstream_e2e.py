@@ -7,19 +7,18 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_inprocess import run_cli
 from tests.upstream_fake import WRONG, build_dep_wheel, build_wheel, write_recipe
 
 
 def cli(*args: str, cache: Path, cwd: Path, **extra: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "LMRBENCH_FIND_LINKS"} | {"LMRBENCH_CACHE": str(cache)}
     env |= extra
-    return subprocess.run([sys.executable, "-m", "lmrbench", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=600, env=env)
+    return run_cli(*args, cwd=cwd, env=env)
 
 
 @pytest.fixture(scope="module")

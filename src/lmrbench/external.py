@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from pathlib import Path
 from typing import Any
 
+from lmrbench.diffs import unified_diff
 from lmrbench.evaluate.apply import make_workspace
 from lmrbench.papers import PaperMode, paper_text
 from lmrbench.records import Prediction
@@ -105,8 +105,7 @@ def _diff(pristine: Path, revised: Path, rels: list[str]) -> str:
     for rel in rels:
         in_a, in_b = rel in before, rel in after
         fa, fb = (f"a/{rel}" if in_a else "/dev/null"), (f"b/{rel}" if in_b else "/dev/null")
-        chunks.append("".join(difflib.unified_diff(_lines(pristine, rel, in_a), _lines(revised, rel, in_b),
-                                                   fa, fb)))
+        chunks.append(unified_diff(_lines(pristine, rel, in_a), _lines(revised, rel, in_b), fa, fb))
     return "".join(chunks)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from lmrbench.records import Judgment, JudgmentStatus, Prediction
+from tests.cli_inprocess import run_cli
 from tests.conftest import write_task
 
 RIGHT = "def add_scaled(a, b, k):\n    return [x + k * y for x, y in zip(a, b)]\n"
@@ -31,8 +32,7 @@ RATIONALE = "<script>window.__pwned = 3</script> the judge's secret rationale"
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "lmrbench", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300)
+    return run_cli(*args, cwd=cwd)
 
 
 def _predictions() -> list[Prediction]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from lmrbench.authoring.fixtures import build_fixtures, spec_changes
@@ -12,6 +11,7 @@ from lmrbench.evaluate.probes import parse_probe_output
 from lmrbench.sandbox import SandboxConfig
 from lmrbench.sandbox.numerics import kernels_env
 from lmrbench.tasks.loader import load_tasks
+from tests.cli_inprocess import run_cli
 from tests.conftest import write_task
 
 
@@ -52,8 +52,7 @@ names = ("MKL_CBWR", "OPENBLAS_CORETYPE", "ATEN_CPU_CAPABILITY")
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "lmrbench", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300)
+    return run_cli(*args, cwd=cwd)
 
 
 def test_tasks_fixtures_runs_make_fixtures_under_the_kernels_asked_for(tmp_path):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from lmrbench.envs.build import EnvConfig, EnvStatus, attach_envs
 from lmrbench.envs.compat import harness_constraints
 from lmrbench.envs.spec import env_spec
 from lmrbench.tasks.loader import load_tasks
+from tests.cli_inprocess import run_cli
 from tests.tasks.test_original import make_original
 
 # torchdata 0.6.1 pins torch==2.0.1: installed beside the harness's torch it cannot work; its later releases
@@ -33,8 +33,7 @@ open('unit_test/logs/unit_test_1.log', 'w').write('Test Passed' if ok else 'Test
 
 
 def cli(*args: str, cwd: Path, cache: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "lmrbench", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=900, env=dict(os.environ, LMRBENCH_CACHE=str(cache), **env))
+    return run_cli(*args, cwd=cwd, env=dict(os.environ, LMRBENCH_CACHE=str(cache), **env))
 
 
 def test_harness_constraints_drop_the_local_build_tag(tmp_path):

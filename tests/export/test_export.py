@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,14 +13,14 @@ import pytest
 from lmrbench.papers import paper_text
 from lmrbench.solvers.prompt import build_prompt
 from lmrbench.tasks.loader import load_tasks
+from tests.cli_inprocess import run_cli
 from tests.conftest import GOLDEN, TEST, write_task
 
 SOLUTION_FIELDS = {"golden_file", "reference", "tests", "expected_outputs", "solutions"}
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "lmrbench", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300)
+    return run_cli(*args, cwd=cwd)
 
 
 @pytest.fixture

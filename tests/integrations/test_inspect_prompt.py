@@ -107,6 +107,8 @@ def test_dataset_holds_the_exact_prompt_and_the_selection():
     assert (config.temperature, config.max_tokens) == (ModelSettings().temperature, ModelSettings().max_tokens)
 
 
+@pytest.mark.proof  # every lite implementation through Inspect: `make validate` (test_scorer_verdicts_... below
+# runs a mixed sample of the lite split through Inspect in `make test`)
 def test_mock_model_answering_with_the_references_scores_every_lite_implementation_correct(tmp_path):
     ts = load_tasks().restrict(None, "lite")
     answers = {user_prompt(ts.task(i.task_id), i): reference_answer(ts.task(i.task_id), i) for i in ts.instances()}

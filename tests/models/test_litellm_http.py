@@ -78,3 +78,19 @@ def test_cache_makes_a_rerun_free_but_not_truncated_answers(tmp_path):
         a = model.query([Message(role="user", content="other")])
         model.query([Message(role="user", content="other")])
     assert a.finish_reason == "length" and len(srv.requests) == 2
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "openrouter"])
+def test_the_keys_known_without_litellm_are_litellms_own(provider, monkeypatch):
+    # registry.PROVIDER_KEYS answers a credentials check without importing litellm; it must say what litellm says
+    from lmrbench.models.litellm_model import missing_credentials
+    from lmrbench.models.registry import PROVIDER_KEYS, MissingCredentials, check_credentials
+
+    key = PROVIDER_KEYS[provider]
+    monkeypatch.delenv(key, raising=False)
+    assert missing_credentials(f"{provider}/some-model") == [key]
+    with pytest.raises(MissingCredentials, match=key):
+        check_credentials([f"{provider}/some-model"])
+    monkeypatch.setenv(key, "sk-test")
+    assert missing_credentials(f"{provider}/some-model") == []
+    check_credentials([f"{provider}/some-model"])

@@ -426,8 +426,9 @@ def installed(tmp_path_factory) -> Path:
 
 
 def _harness(py: Path, mode: str, out: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the installed copy, not a source tree
     run = subprocess.run([str(py), "-c", HARNESS, mode, str(out), CANDIDATE_READS_INSTALL], capture_output=True,
-                         text=True, timeout=240, cwd=out)
+                         text=True, timeout=240, cwd=out, env=env)
     assert run.returncode == 0, run.stderr[-3000:]
     return json.loads(run.stdout.split("RESULT ", 1)[1])
 

@@ -127,6 +127,7 @@ def test_blocks_in_other_languages_come_last():
     assert blocks[0] == "x = 1\n"
 
 
+@pytest.mark.proof  # over every lite and main implementation: `make validate`
 def test_every_builtin_golden_file_as_an_answer_splices_back_to_itself():
     """A whole reference file as the answer: lossless means exactly the reference, through both paths."""
     from lmrbench.external import goal_functions

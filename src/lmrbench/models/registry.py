@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from lmrbench.models.base import Model, ModelSettings
 from lmrbench.models.cache import ResponseCache
 
 BUILTIN_NAMES = ("reference", "stub")  # the built-in solvers: no provider behind them
+# The key each common provider prefix needs, known without importing litellm (about 4 CPU-seconds), so that a run
+# missing its key stops at once. litellm gives the same answer for each (tests/models/test_litellm_http.py checks
+# it); any other provider is asked of litellm itself.
+PROVIDER_KEYS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "openrouter": "OPENROUTER_API_KEY"}
 
 
 class MissingCredentials(ValueError):
@@ -21,14 +26,24 @@ def check_credentials(names: list[str], settings: ModelSettings | None = None) -
     for name in names:
         if name in BUILTIN_NAMES or name == "fake" or name.startswith("fake/"):
             continue
-        from lmrbench.models.litellm_model import missing_credentials
-
-        if keys := missing_credentials(name, settings):
+        if keys := _missing_keys(name, settings):
             missing[name] = keys
     if missing:
         said = "; ".join(f"{name} needs {' and '.join(keys)}" for name, keys in missing.items())
         raise MissingCredentials(f"missing credentials: {said}. Set them in the environment (or give --api-base "
                                  "for a local OpenAI-compatible server); nothing was sent.")
+
+
+def _missing_keys(name: str, settings: ModelSettings | None) -> list[str]:
+    settings = settings or ModelSettings()
+    if settings.api_base or settings.extra.get("api_key"):
+        return []
+    key = PROVIDER_KEYS.get(name.split("/", 1)[0]) if "/" in name else None
+    if key is not None:
+        return [] if os.environ.get(key) else [key]
+    from lmrbench.models.litellm_model import missing_credentials
+
+    return missing_credentials(name, settings)
 
 
 def get_model(name: str, settings: ModelSettings | None = None, fake_script: Path | None = None,

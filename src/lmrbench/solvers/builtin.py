@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
+from lmrbench.diffs import unified_diff
 from lmrbench.records import Prediction, PredictionMeta
 from lmrbench.tasks.schema import Implementation, Task
 from lmrbench.tasks.source import SourceError, definition_in, extract
@@ -34,7 +34,7 @@ def code_prediction(impl: Implementation, model: str, snippet: str, sample: int 
 def _whole_file_diff(task: Task, impl: Implementation, golden: Path) -> str:
     old = (task.repo_dir / impl.goal_file).read_text(encoding="utf-8").splitlines(keepends=True)
     new = golden.read_text(encoding="utf-8").splitlines(keepends=True)
-    return "".join(difflib.unified_diff(old, new, f"a/{impl.goal_file}", f"b/{impl.goal_file}"))
+    return unified_diff(old, new, f"a/{impl.goal_file}", f"b/{impl.goal_file}")
 
 
 def _golden_defs(impl: Implementation) -> dict[str, dict[str, str]]:
