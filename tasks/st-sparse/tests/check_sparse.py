@@ -70,8 +70,31 @@ def splade_refusal(out, ref):
 
 @check("sparsity_stats")
 def sparsity_bad_inputs(out, ref):
-    expect(_raised(out["bad_type"]), "sparsity accepted a list")
     expect(_raised(out["bad_dim"]), "sparsity accepted a 3-D tensor")
+
+
+def _k_or_none(out, key: str, k: int) -> None:
+    """The stored max_active_dims of a CSR model: None or the autoencoder's k (the constructor docstring says
+    "Defaults to None (use the model's default)"; paper.md: a CSR model encodes with its autoencoder's k by default;
+    the codes are the same either way, so both readings are accepted)."""
+    v = out[key]
+    expect(v is None or int(v) == k, f"{key}: got {v!r}, want None or {k}")
+
+
+@check("csr_default_stack")
+def csr_default_max_active(out, ref):
+    _k_or_none(out, "max_active_dims", 256)
+
+
+@check("csr_converted_from_sentence_transformer")
+def csr_converted_max_active(out, ref):
+    _k_or_none(out, "max_active_dims", 8)
+
+
+@check("csr_encode_and_roundtrip[*]")
+def csr_roundtrip_max_active(out, ref):
+    _k_or_none(out, "max_active_dims", 5)
+    _k_or_none(out, "loaded_max_active_dims", 5)
 
 
 @check("intersection_and_decode")

@@ -240,12 +240,17 @@ def sae_fresh_init():
 # ------------------------------------------------------------------------------------------------- CSR losses
 
 _CSR = [
-    # normalize, k, k_aux, dead_threshold, beta, gamma, columns, base
-    (False, 4, 8, 30, 0.1, 1.0, 2, "mnrl"),
-    (True, 4, 8, 30, 0.3, 0.5, 3, "mnrl"),
-    (False, 3, 6, 1, 0.1, 1.0, 3, "mnrl"),
-    (True, 2, 5, 2, 0.5, 2.0, 2, "cos"),
-    (False, 4, 0, 30, 0.1, 1.0, 2, "mnrl"),
+    # normalize, k, k_aux, dead_threshold, beta, gamma, columns, base, train_transformer
+    # With beta > 0 the transformer is frozen: whether the residual target of L_aux carries a gradient into the
+    # backbone is not decided by what a solver sees (paper.md: "e is treated as a constant"), so the auxiliary term
+    # is tested on the autoencoder's gradients only; the backbone's gradient is tested with beta = 0.
+    (False, 4, 8, 30, 0.1, 1.0, 2, "mnrl", False),
+    (True, 4, 8, 30, 0.3, 0.5, 3, "mnrl", False),
+    (False, 3, 6, 1, 0.1, 1.0, 3, "mnrl", False),
+    (True, 2, 5, 2, 0.5, 2.0, 2, "cos", False),
+    (False, 4, 0, 30, 0.1, 1.0, 2, "mnrl", True),
+    (False, 4, 8, 30, 0.0, 1.0, 2, "mnrl", True),
+    (True, 3, 6, 1, 0.0, 1.0, 3, "mnrl", True),
 ]
 
 
@@ -257,9 +262,11 @@ def _columns(n_cols: int, n: int = 4):
 @case(params=_CSR, rtol=1e-8, atol=1e-11)
 def csr_training(p):
     """Three optimizer steps of CSRLoss on a transformer + mean pooling + autoencoder model."""
-    normalize, k, k_aux, dead, beta, gamma, n_cols, base = p
+    normalize, k, k_aux, dead, beta, gamma, n_cols, base, train_tr = p
     model = _csr_model(k=k, k_aux=k_aux, normalize=normalize, dead_threshold=dead)
     sae = _sae_of(model)
+    if not train_tr:
+        model[0].requires_grad_(False)
     if base == "mnrl":
         loss = CSRLoss(model, beta=beta, gamma=gamma)
     else:
@@ -483,7 +490,7 @@ def similarity(fn):
             "pair": model.similarity_pairwise(e[:3], f), "name": model.similarity_fn_name}
 
 
-@case(rtol=1e-6, atol=1e-9, dtype=False)
+@case(rtol=1e-6, atol=1e-9, dtype=False, outputs={"bad*": {"compare": "none"}})
 def sparsity_stats():
     model = _splade_model()
     e = model.encode(SENTS[:5], max_active_dims=6, convert_to_sparse_tensor=False)
@@ -492,11 +499,10 @@ def sparsity_stats():
     s1 = model.sparsity(e[0])
     ss = model.sparsity(e.to_sparse())
     return {"batch": s2, "single": s1, "sparse": ss,
-            "bad_type": _attempt(lambda: model.sparsity([[1.0, 0.0]])),
             "bad_dim": _attempt(lambda: model.sparsity(torch.zeros(2, 2, 2)))}
 
 
-@case(rtol=1e-10, atol=1e-12, outputs={"bad*": {"compare": "none"}})
+@case(rtol=1e-10, atol=1e-12, outputs={"bad*": {"compare": "none"}, "dec*_w": {"rtol": 1e-6, "dtype": False}})
 def intersection_and_decode():
     model = _splade_model()
     q = model.encode_query(SENTS[0], max_active_dims=8)
@@ -518,7 +524,8 @@ def intersection_and_decode():
             "dec_zero_single": len(model.decode(torch.zeros(len(VOCAB))))}
 
 
-@case(rtol=1e-10, atol=1e-12)
+@case(rtol=1e-10, atol=1e-12,
+      outputs={"max_active_dims": {"compare": "none"}, "loaded_max_active_dims": {"compare": "none"}})
 def csr_default_stack():
     """A plain (non-MLM) transformer folder loads as transformer + mean pooling + autoencoder (CSR)."""
     model = SparseEncoder(_bert_dir("base", 256), device="cpu")
@@ -531,7 +538,8 @@ def csr_default_stack():
             "active": model.sparsity(model.encode(SENTS[:3]))["active_dims"]}
 
 
-@case(rtol=1e-10, atol=1e-12)
+@case(rtol=1e-10, atol=1e-12,
+      outputs={"max_active_dims": {"compare": "none"}, "loaded_max_active_dims": {"compare": "none"}})
 def csr_converted_from_sentence_transformer():
     """A saved dense SentenceTransformer folder gets an autoencoder appended on top."""
     folder = tempfile.mkdtemp(prefix="st-sparse-dense-")
@@ -545,7 +553,8 @@ def csr_converted_from_sentence_transformer():
             "dim": model.get_embedding_dimension()}
 
 
-@case(params=[False, True], rtol=1e-10, atol=1e-12)
+@case(params=[False, True], rtol=1e-10, atol=1e-12,
+      outputs={"max_active_dims": {"compare": "none"}, "loaded_max_active_dims": {"compare": "none"}})
 def csr_encode_and_roundtrip(normalize):
     """CSR inference through encode (k from the autoencoder, a smaller max_active_dims), then save and reload."""
     model = _csr_model(k=5, k_aux=8, normalize=normalize, seed=17)
