@@ -502,7 +502,8 @@ def sparsity_stats():
             "bad_dim": _attempt(lambda: model.sparsity(torch.zeros(2, 2, 2)))}
 
 
-@case(rtol=1e-10, atol=1e-12, outputs={"bad*": {"compare": "none"}, "dec*_w*": {"rtol": 1e-6, "atol": 1e-9, "dtype": False}})
+@case(rtol=1e-10, atol=1e-12,
+      outputs={"bad*": {"compare": "none"}, "dec*_w*": {"rtol": 1e-6, "atol": 1e-9, "dtype": False}})
 def intersection_and_decode():
     model = _splade_model()
     q = model.encode_query(SENTS[0], max_active_dims=8)
