@@ -26,10 +26,11 @@ $(STAMP): requirements.txt pyproject.toml
 demo: setup
 	$(VENV)/bin/lmrbench run --model reference --split all --workers 2
 
+# mypy (about 9 s cold) runs beside pytest; either failing fails the target.
 test: setup
 	$(VENV)/bin/ruff check src tests benchmarks
-	$(VENV)/bin/mypy
-	$(PY) -m pytest -q -n 2 --dist loadfile -m "not proof"
+	$(VENV)/bin/mypy & mypy=$$!; $(PY) -m pytest -q -n 2 --dist loadfile -m "not proof"; rc=$$?; \
+	  wait $$mypy || exit 1; exit $$rc
 
 # The heavier proofs `make test` leaves out: first the tests marked `proof` (every lite/main reference passes under
 # the pinned kernels and another BLAS and every stub fails; fixtures under the pinned kernels; every lite

@@ -1,8 +1,9 @@
-"""The built-in suite itself. On every run of `make test`: lint-clean, every category covered, wrong variants
-declared, input fixtures reproducible from the reference under the pinned kernels and under another BLAS. The
-heavier proofs are `make validate` (marked `proof` here, which `make test` leaves out): every reference passing
-under both kernels and every stub failing, then every hand-written wrong variant failing and mechanical mutants
-killed (`lmrbench validate --mutants --split all`); a changed task passes them before it lands."""
+"""The built-in suite itself. On every run of `make test`: every category covered, wrong variants declared, and
+every input fixture reproducible from the reference under another BLAS (another host's kernels). The heavier proofs
+are `make validate` (the tests marked `proof` here, which `make test` leaves out): the suite's lint, the fixtures
+under the pinned kernels, every reference passing under both kernels and every stub failing; then every
+hand-written wrong variant failing and mechanical mutants killed (`lmrbench validate --mutants --split all`). A
+changed task passes them before it lands."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ def validation() -> dict[str, ImplementationValidation]:
     return {r.instance_id: r for r in validate(impls, ValidateConfig(repeat=1, wrong=False, workers=2))}
 
 
+@pytest.mark.proof  # the whole suite's lint (about 11 CPU-s): `make validate`; a changed task is linted there
 def test_suite_is_lint_clean():
     errors = [p.line() for p in lint(SUITE) if p.severity == "error"]
     assert errors == []
