@@ -28,6 +28,8 @@ from transformers.modeling_outputs import CausalLMOutputWithPast
 warnings.filterwarnings("ignore")
 
 BETA = 4.0
+DECAY = 0.9
+EPS = 0.05
 
 DOCS = [
     "Tall pine forests cover the northern hills where wolves and deer roam freely during long winter months.",
@@ -38,6 +40,7 @@ DOCS = [
 ]
 QUESTION = "Which river flows through the old city of Lyon?"
 INSTRUCTION = "Answer the question from the documents."
+TAGS = "<llmlingua, compress=False></llmlingua><llmlingua, rate=0.4></llmlingua>"
 RESTRICT = " We can get the answer to this question in the given documents."
 EXTRA = [
     "Recovery check: the compressor met the Rhone-Alpes region record of 1234567 visitors last year.",
@@ -56,7 +59,9 @@ class BagConfig(PretrainedConfig):
 
 
 class BagLM(PreTrainedModel):
-    """logits(next | prefix) = bias + beta * [token present in prefix]; the cache holds the prefix's token ids."""
+    """logits(next | prefix) = bias + BETA * [token present in prefix] + EPS * sum over its earlier occurrences of
+    DECAY**distance (a small recency term, so that no two positions score exactly alike); the cache holds the
+    prefix's token ids."""
 
     config_class = BagConfig
     base_model_prefix = "baglm"
@@ -75,8 +80,14 @@ class BagLM(PreTrainedModel):
         full = ids[:, 0, :, 0].long()  # (B, P + T)
         n_new = input_ids.shape[1]
         onehot = torch.nn.functional.one_hot(full, self.config.vocab_size).to(torch.float64)
+        # recency-weighted presence: an occurrence d positions back adds beta * DECAY**d (element-wise float64)
+        n_all = full.shape[1]
+        pos = torch.arange(n_all, dtype=torch.float64)
+        weights = torch.where(pos[:, None] >= pos[None, :], DECAY ** (pos[:, None] - pos[None, :]),
+                              torch.zeros((), dtype=torch.float64))  # (query, key)
+        recency = torch.einsum("qk,bkv->bqv", weights, onehot)[:, -n_new:, :]
         present = (onehot.cumsum(dim=1) > 0).to(torch.float64)[:, -n_new:, :]
-        logits = self.bias.to(torch.float64)[None, None, :] + self.config.beta * present
+        logits = self.bias.to(torch.float64)[None, None, :] + self.config.beta * present + EPS * recency
         cache = ((ids, ids.clone()),) if use_cache else None
         return CausalLMOutputWithPast(logits=logits, past_key_values=cache)
 
@@ -106,7 +117,7 @@ def compressor():
                                                 pre_tokenizers.Punctuation("isolated")])
     tk.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="first")
     trainer = trainers.BpeTrainer(vocab_size=1000, special_tokens=["<s>", "</s>", "<unk>"], show_progress=False)
-    corpus = DOCS + [QUESTION, INSTRUCTION, RESTRICT] + EXTRA + ["a\n\nb", "and and"]
+    corpus = [*DOCS, QUESTION, INSTRUCTION, RESTRICT, *EXTRA, "a\n\nb", "and and", TAGS]
     tk.train_from_iterator(corpus * 4, trainer=trainer)
     tok = PreTrainedTokenizerFast(tokenizer_object=tk, bos_token="<s>", eos_token="</s>", unk_token="<unk>")
     tok.save_pretrained(folder)
@@ -167,8 +178,8 @@ def coarse_rank_all(rank_method):
     return _summary(res)
 
 
-@case(params=[("sort", 24), ("original", 24), ("sort", 40), ("original", 8)],
-      ids=["sort_24", "original_24", "sort_40", "original_8"], compare="none")
+@case(params=[("sort", 24), ("original", 24), ("sort", 40), ("original", 40), ("original", 8)],
+      ids=["sort_24", "original_24", "sort_40", "original_40", "original_8"], compare="none")
 def coarse_budget(param):
     reorder, target = param
     """Context-level filter only with a small budget (slack +0): the best-ranked documents, in the asked order."""
@@ -237,7 +248,7 @@ def refusals():
         try:
             pc.compress_prompt(list(DOCS[:2]), **kwargs)
             out[name] = False
-        except Exception:  # noqa: BLE001 - which exception is the package's choice
+        except Exception:
             out[name] = True
     return out
 
