@@ -178,6 +178,37 @@ def coarse_rank_all(rank_method):
     return _summary(res)
 
 
+@case(params=["gzip", "bm25"], ids=["gzip", "bm25"], compare="none")
+def coarse_rank_baselines(rank_method):
+    """The retrieval baselines of the coarse stage (no model needed): every document kept, reordered by rank."""
+    pc = compressor()
+    res = pc.compress_prompt(list(DOCS), question=QUESTION, target_token=10_000, rank_method=rank_method,
+                             use_context_level_filter=True, use_token_level_filter=False, reorder_context="sort")
+    return _summary(res)
+
+
+def _sentences(text):
+    """A regex sentence splitter standing in for nltk's punkt model (whose data would be a download)."""
+    import re
+
+    return [m.group(0) for m in re.finditer(r"[^.!?]+[.!?]+", text)]
+
+
+@case(params=[20, 45], ids=["budget20", "budget45"], compare="none")
+def sentence_filter(target):
+    """Sentence-level filter with the question-aware score (token-level stage off)."""
+    import nltk
+
+    nltk.sent_tokenize = _sentences
+    nltk.tokenize.sent_tokenize = _sentences
+    pc = compressor()
+    ctx = [DOCS[0] + " " + DOCS[1], DOCS[2] + " " + DOCS[3], EXTRA[1] + " " + DOCS[4]]
+    res = pc.compress_prompt(ctx, question=QUESTION, target_token=target, rank_method="longllmlingua",
+                             use_sentence_level_filter=True, use_context_level_filter=False,
+                             use_token_level_filter=False)
+    return _summary(res, ctx)
+
+
 @case(params=[("sort", 24), ("original", 24), ("sort", 40), ("original", 40), ("original", 8)],
       ids=["sort_24", "original_24", "sort_40", "original_40", "original_8"], compare="none")
 def coarse_budget(param):
