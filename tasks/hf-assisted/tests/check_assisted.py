@@ -67,9 +67,11 @@ def greedy_equivalence(out, ref):
     equal(int(out["target_calls"]), int(ref["target_calls"]), what="target forward calls")
 
 
-@check("greedy_with_masks")
+@check("greedy_with_masks[*]")
 def greedy_with_masks(out, ref):
-    _greedy_same(out, "explicit attention mask and token type ids")
+    _greedy_same(out, "left-padded attention mask (and token type ids)")
+    equal(_arr(out["assisted_scores"]).shape, _arr(out["plain_scores"]).shape, what="scores shape")
+    close(out["assisted_scores"], out["plain_scores"], rtol=1e-5, atol=1e-5, what="scores of the generated tokens")
 
 
 @check("greedy_eos")
@@ -122,11 +124,33 @@ def _steps_stats(alpha, gamma):
     return mean, var
 
 
+def _same_distribution_as(out, target, what):
+    counts = _arr(out["counts"])
+    equal(int(counts.sum()), int(out["n_tokens"]), what=f"{what}: counted tokens")
+    stat, dof = _chi_square(counts, target)
+    expect(stat <= CHI2_CRIT[dof], f"{what}: sampled token frequencies {counts.tolist()} do not follow "
+           f"{np.round(target, 4).tolist()} (chi-square {stat:.1f} > {CHI2_CRIT[dof]} with {dof} dof)")
+
+
 @check("speculative_sampling[*]")
 def speculative_sampling(out, ref):
     _same_distribution(out, "speculative sampling")
+    _tokens_per_call(out, _arr(out["p"]))
+
+
+@check("ensemble_sampling")
+def ensemble_sampling(out, ref):
+    # `assistant_ensemble_weight` doc (GenerationConfig) and `_speculative_sampling` docstring: the verifier
+    # accepts against v = w p + (1 - w) q; Algorithm 1 with v in place of p outputs v, at rate sum min(v, q)
+    w, p, q = float(out["w"]), _arr(out["p"]), _arr(out["q"])
+    v = w * p + (1 - w) * q
+    _same_distribution_as(out, v, "ensemble verification")
+    _tokens_per_call(out, v)
+
+
+def _tokens_per_call(out, p):
     equal(int(out["n_tokens"]), int(out["max_new"]), what="generated length")
-    p, q = _arr(out["p"]), _arr(out["q"])
+    q = _arr(out["q"])
     alpha = float(np.minimum(p, q).sum())
     gamma = int(out["gamma"])
     mean, var = _steps_stats(alpha, gamma)

@@ -148,18 +148,26 @@ def greedy_equivalence(key):
             "target_calls": calls[0], "new": spec["new"]}
 
 
-@case(compare="none")
-def greedy_with_masks():
-    """Explicit attention mask and (GPT-2) token type ids: the helpers must grow them with the sequence."""
-    target = gpt2(1)
-    assistant = noisy_copy(target, 2, 0.3)
+@case(params=["gpt2", "llama"], ids=["gpt2", "llama"], compare="none")
+def greedy_with_masks(arch):
+    """A left-padded prompt (explicit attention mask with zeros in front) and, for GPT-2, token type ids: the
+    helpers must grow them with the sequence (generate() drops an all-ones mask, so the mask has padding)."""
+    if arch == "gpt2":
+        target = gpt2(1)
+        assistant = noisy_copy(target, 2, 0.3)
+        extra = dict(token_type_ids=torch.tensor([[0, 0, 1, 1, 1, 1]]))
+    else:
+        target = llama(0)
+        assistant = noisy_copy(target, 5, 0.3)
+        extra = {}
     set_assistant(assistant, 3)
-    mask = torch.ones_like(PROMPT)
-    types = torch.tensor([[0, 0, 1, 1, 1, 1]])
-    kw = dict(attention_mask=mask, token_type_ids=types, max_new_tokens=15, do_sample=False, no_repeat_ngram_size=2)
+    mask = torch.tensor([[0, 0, 1, 1, 1, 1]])
+    kw = dict(attention_mask=mask, max_new_tokens=15, do_sample=False, no_repeat_ngram_size=2,
+              return_dict_in_generate=True, output_scores=True, **extra)
     plain = target.generate(PROMPT, **kw)
     assisted = target.generate(PROMPT, assistant_model=assistant, **kw)
-    return {"plain": plain[0], "assisted": assisted[0]}
+    return {"plain": plain.sequences[0], "assisted": assisted.sequences[0],
+            "plain_scores": scores_of(plain), "assisted_scores": scores_of(assisted)}
 
 
 @case(compare="none")
@@ -213,7 +221,8 @@ def perfect_assistant(p):
     calls_first = calls[0]
     out2 = target.generate(PROMPT, max_new_tokens=new, do_sample=False, assistant_model=assistant)
     return {"length": out.shape[1], "target_calls": calls_first, "n_after": first,
-            "target_calls_second": calls[0] - calls_first, "n_after_second": assistant.generation_config.num_assistant_tokens,
+            "target_calls_second": calls[0] - calls_first,
+            "n_after_second": assistant.generation_config.num_assistant_tokens,
             "first": out[0], "second": out2[0]}
 
 
@@ -256,6 +265,26 @@ def speculative_sampling(key):
             "target_calls": calls[0], "gamma": spec["n"], "max_new": spec["new"]}
 
 
+@case(compare="none")
+def ensemble_sampling():
+    """Static ensemble verification (`assistant_ensemble_weight` w): guesses are judged against the mixture
+    v = w p + (1 - w) q instead of p, so the output follows v."""
+    spec = SAMPLING["skewed"]
+    target, assistant = unigram(spec["p"]), unigram(spec["q"])
+    set_assistant(assistant, 3)
+    ids = torch.tensor([[1, 2]])
+    with torch.no_grad():
+        p = torch.softmax(target(ids).logits[0, -1], -1)
+        q = torch.softmax(assistant(ids).logits[0, -1], -1)
+    calls = count_calls(target)
+    torch.manual_seed(17)
+    out = target.generate(ids, max_new_tokens=140, do_sample=True, top_k=0, top_p=1.0, assistant_model=assistant,
+                          assistant_ensemble_weight=0.5)
+    new = out[0, ids.shape[1]:]
+    return {"counts": torch.bincount(new, minlength=len(spec["p"])), "n_tokens": new.numel(), "p": p, "q": q,
+            "w": 0.5, "target_calls": calls[0], "gamma": 3, "max_new": 140}
+
+
 P_ROWS = [[0.05, 0.85, 0.05, 0.05], [0.05, 0.05, 0.85, 0.05], [0.05, 0.05, 0.05, 0.85], [0.4, 0.1, 0.1, 0.4]]
 Q_ROWS = [[0.05, 0.9, 0.025, 0.025], [0.025, 0.025, 0.9, 0.05], [0.05, 0.025, 0.025, 0.9], [0.1, 0.1, 0.1, 0.7]]
 
@@ -273,7 +302,7 @@ def markov_sampling():
     out = target.generate(ids, max_new_tokens=240, do_sample=True, top_k=0, top_p=1.0, assistant_model=assistant)
     seq = out[0, ids.shape[1] - 1:]
     transitions = torch.zeros(4, 4, dtype=torch.int64)
-    for a, b in zip(seq[:-1].tolist(), seq[1:].tolist()):
+    for a, b in zip(seq[:-1].tolist(), seq[1:].tolist(), strict=True):
         transitions[a, b] += 1
     return {"transitions": transitions, "p": p}
 
