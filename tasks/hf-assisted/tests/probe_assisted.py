@@ -12,8 +12,17 @@ import warnings
 
 import torch
 from lmrbench_probe import case
-from transformers import GenerationConfig, GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+from transformers import (
+    BartConfig,
+    BartForConditionalGeneration,
+    GenerationConfig,
+    GPT2Config,
+    GPT2LMHeadModel,
+    LlamaConfig,
+    LlamaForCausalLM,
+)
 from transformers.generation.candidate_generator import PromptLookupCandidateGenerator
+from transformers.generation.logits_process import LogitsProcessorList, SuppressTokensLogitsProcessor
 from transformers.utils import logging
 
 warnings.filterwarnings("ignore")
@@ -347,3 +356,78 @@ def lookup_candidates():
     short = PromptLookupCandidateGenerator(num_output_tokens=5, max_matching_ngram_size=2, max_length=40)
     cand5, _ = short.get_candidates(ids)
     return {"cand": cand[0], "cand5": cand5[0]}
+
+
+# ---------------------------------------------------------------- prompt lookup rules, outputs, encoder-decoder
+
+
+@case(outputs={"eos_cut": {"compare": "none"}})
+def lookup_rules():
+    """Prompt lookup: a shorter n-gram when the longest has no earlier match; candidates end at an eos token; a
+    token the logits processors forbid is never a candidate."""
+    fallback = PromptLookupCandidateGenerator(num_output_tokens=3, max_matching_ngram_size=2, max_length=40)
+    cand_a, _ = fallback.get_candidates(torch.tensor([[4, 6, 2, 7, 1, 9, 4]]))
+    ids = torch.tensor([[5, 2, 8, 3, 6, 1, 5, 2]])
+    eos = PromptLookupCandidateGenerator(eos_token_id=torch.tensor([3]), num_output_tokens=3,
+                                         max_matching_ngram_size=2, max_length=40)
+    cand_b, _ = eos.get_candidates(ids)
+    banned = PromptLookupCandidateGenerator(num_output_tokens=3, max_matching_ngram_size=2, max_length=40,
+                                            logits_processor=LogitsProcessorList([SuppressTokensLogitsProcessor([6])]),
+                                            vocab_size=12)
+    cand_c, _ = banned.get_candidates(ids)
+    return {"fallback": cand_a[0], "eos_cut": cand_b[0], "banned": cand_c[0]}
+
+
+@case(compare="none")
+def greedy_hidden_states():
+    """`output_hidden_states`: one entry per generated token, as in plain greedy decoding (the self-assistant makes
+    the first step accept several tokens)."""
+    target = llama(0)
+    assistant = llama(0)
+    set_assistant(assistant, 3)
+    kw = dict(max_new_tokens=10, do_sample=False, no_repeat_ngram_size=2, return_dict_in_generate=True,
+              output_hidden_states=True)
+    plain = target.generate(PROMPT, **kw)
+    assisted = target.generate(PROMPT, assistant_model=assistant, **kw)
+    return {"plain": plain.sequences[0], "assisted": assisted.sequences[0],
+            "plain_hidden": [[h.double() for h in step] for step in plain.hidden_states],
+            "assisted_hidden": [[h.double() for h in step] for step in assisted.hidden_states]}
+
+
+def bart(seed: int):
+    torch.manual_seed(seed)
+    cfg = BartConfig(vocab_size=24, d_model=16, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+                     decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, max_position_embeddings=64,
+                     pad_token_id=1, bos_token_id=0, eos_token_id=2, decoder_start_token_id=2,
+                     forced_eos_token_id=None, forced_bos_token_id=None, attn_implementation="eager")
+    model = BartForConditionalGeneration(cfg).double().eval()
+    with torch.no_grad():
+        model.lm_head.weight.mul_(4.0)
+    model.generation_config.eos_token_id = None
+    model.generation_config.forced_eos_token_id = None
+    model.generation_config.forced_bos_token_id = None
+    return model
+
+
+@case(compare="none")
+def encoder_decoder_greedy():
+    """An encoder-decoder target and assistant (tiny BART): greedy output and encoder hidden states as plain greedy."""
+    target = bart(0)
+    assistant = noisy_copy(target, 3, 0.3)
+    set_assistant(assistant, 3)
+    src = torch.tensor([[3, 7, 5, 9, 4, 11, 6]])
+    kw = dict(max_new_tokens=10, do_sample=False, no_repeat_ngram_size=2, return_dict_in_generate=True,
+              output_hidden_states=True)
+    plain = target.generate(src, **kw)
+    assisted = target.generate(src, assistant_model=assistant, **kw)
+    out = {"plain": plain.sequences[0], "assisted": assisted.sequences[0]}
+    for name in ("encoder_hidden_states",):
+        for tag, res in (("plain", plain), ("assisted", assisted)):
+            val = getattr(res, name)
+            out[f"{tag}_{name}"] = [] if val is None else [t.double() for t in val]
+    for name in ("decoder_hidden_states",):
+        for tag, res in (("plain", plain), ("assisted", assisted)):
+            val = getattr(res, name)
+            out[f"{tag}_{name}_len"] = -1 if val is None else len(val)
+    return out
+
