@@ -389,9 +389,12 @@ def greedy_hidden_states():
               output_hidden_states=True)
     plain = target.generate(PROMPT, **kw)
     assisted = target.generate(PROMPT, assistant_model=assistant, **kw)
-    return {"plain": plain.sequences[0], "assisted": assisted.sequences[0],
-            "plain_hidden": [[h.double() for h in step] for step in plain.hidden_states],
-            "assisted_hidden": [[h.double() for h in step] for step in assisted.hidden_states]}
+    out = {"plain": plain.sequences[0], "assisted": assisted.sequences[0]}
+    for tag, res in (("plain", plain), ("assisted", assisted)):
+        # one entry per generated token, each a tuple over layers: count, and all entries joined along the sequence
+        out[f"{tag}_hidden_len"] = len(res.hidden_states)
+        out[f"{tag}_hidden"] = torch.cat([torch.stack([h.double() for h in step]) for step in res.hidden_states], dim=2)
+    return out
 
 
 def bart(seed: int):
@@ -421,13 +424,10 @@ def encoder_decoder_greedy():
     plain = target.generate(src, **kw)
     assisted = target.generate(src, assistant_model=assistant, **kw)
     out = {"plain": plain.sequences[0], "assisted": assisted.sequences[0]}
-    for name in ("encoder_hidden_states",):
-        for tag, res in (("plain", plain), ("assisted", assisted)):
-            val = getattr(res, name)
-            out[f"{tag}_{name}"] = [] if val is None else [t.double() for t in val]
-    for name in ("decoder_hidden_states",):
-        for tag, res in (("plain", plain), ("assisted", assisted)):
-            val = getattr(res, name)
-            out[f"{tag}_{name}_len"] = -1 if val is None else len(val)
+    for tag, res in (("plain", plain), ("assisted", assisted)):
+        enc = res.encoder_hidden_states
+        out[f"{tag}_encoder_hidden_states"] = torch.zeros(0) if enc is None else torch.stack([t.double() for t in enc])
+        dec = res.decoder_hidden_states
+        out[f"{tag}_decoder_hidden_states_len"] = -1 if dec is None else len(dec)
     return out
 
