@@ -67,9 +67,11 @@ def greedy_equivalence(out, ref):
     equal(int(out["target_calls"]), int(ref["target_calls"]), what="target forward calls")
 
 
-@check("greedy_with_masks")
+@check("greedy_with_masks[*]")
 def greedy_with_masks(out, ref):
-    _greedy_same(out, "explicit attention mask and token type ids")
+    _greedy_same(out, "left-padded attention mask (and token type ids)")
+    equal(_arr(out["assisted_scores"]).shape, _arr(out["plain_scores"]).shape, what="scores shape")
+    close(out["assisted_scores"], out["plain_scores"], rtol=1e-5, atol=1e-5, what="scores of the generated tokens")
 
 
 @check("greedy_eos")
@@ -122,11 +124,33 @@ def _steps_stats(alpha, gamma):
     return mean, var
 
 
+def _same_distribution_as(out, target, what):
+    counts = _arr(out["counts"])
+    equal(int(counts.sum()), int(out["n_tokens"]), what=f"{what}: counted tokens")
+    stat, dof = _chi_square(counts, target)
+    expect(stat <= CHI2_CRIT[dof], f"{what}: sampled token frequencies {counts.tolist()} do not follow "
+           f"{np.round(target, 4).tolist()} (chi-square {stat:.1f} > {CHI2_CRIT[dof]} with {dof} dof)")
+
+
 @check("speculative_sampling[*]")
 def speculative_sampling(out, ref):
     _same_distribution(out, "speculative sampling")
+    _tokens_per_call(out, _arr(out["p"]))
+
+
+@check("ensemble_sampling")
+def ensemble_sampling(out, ref):
+    # `assistant_ensemble_weight` doc (GenerationConfig) and `_speculative_sampling` docstring: the verifier
+    # accepts against v = w p + (1 - w) q; Algorithm 1 with v in place of p outputs v, at rate sum min(v, q)
+    w, p, q = float(out["w"]), _arr(out["p"]), _arr(out["q"])
+    v = w * p + (1 - w) * q
+    _same_distribution_as(out, v, "ensemble verification")
+    _tokens_per_call(out, v)
+
+
+def _tokens_per_call(out, p):
     equal(int(out["n_tokens"]), int(out["max_new"]), what="generated length")
-    p, q = _arr(out["p"]), _arr(out["q"])
+    q = _arr(out["q"])
     alpha = float(np.minimum(p, q).sum())
     gamma = int(out["gamma"])
     mean, var = _steps_stats(alpha, gamma)
@@ -157,3 +181,37 @@ def markov_sampling(out, ref):
 @check("lookup_sampling")
 def lookup_sampling(out, ref):
     _same_distribution(out, "prompt lookup sampling")
+
+
+# ---------------------------------------------------------------- prompt lookup rules, outputs, encoder-decoder
+
+
+@check("lookup_rules")
+def lookup_rules(out, ref):
+    # eos (`eos_token_id` arg of PromptLookupCandidateGenerator): no candidate after the eos; the eos itself may be
+    # kept or dropped (nothing decides which), so both [8] and [8, 3] are accepted after the 8-token prompt
+    got = _arr(out["eos_cut"], np.int64).tolist()
+    expect(got in ([5, 2, 8, 3, 6, 1, 5, 2, 8], [5, 2, 8, 3, 6, 1, 5, 2, 8, 3]),
+           f"candidates must stop at the eos token 3: got {got}")
+
+
+@check("greedy_hidden_states")
+def greedy_hidden_states(out, ref):
+    # GenerateDecoderOnlyOutput.hidden_states doc: one element per generated token (as plain greedy gives them)
+    _greedy_same(out, "output_hidden_states")
+    equal(int(out["assisted_hidden_len"]), int(out["plain_hidden_len"]),
+          what="hidden_states: one entry per generated token")
+    # shapes only: the release's split of the first verification step slices its per-token entries from the
+    # start of that forward's output (`_split_model_outputs`, unmasked), so their values are not plain greedy's
+    equal(_arr(out["assisted_hidden"]).shape, _arr(out["plain_hidden"]).shape, what="hidden_states joined: shape")
+
+
+@check("encoder_decoder_greedy")
+def encoder_decoder_greedy(out, ref):
+    _greedy_same(out, "encoder-decoder")
+    equal(_arr(out["assisted_encoder_hidden_states"]).shape, _arr(out["plain_encoder_hidden_states"]).shape,
+          what="encoder_hidden_states: shape")
+    close(out["assisted_encoder_hidden_states"], out["plain_encoder_hidden_states"], rtol=1e-6, atol=1e-8,
+          what="encoder_hidden_states")
+    equal(int(out["assisted_decoder_hidden_states_len"]), int(out["plain_decoder_hidden_states_len"]),
+          what="decoder_hidden_states: one entry per generated token")

@@ -12,8 +12,17 @@ import warnings
 
 import torch
 from lmrbench_probe import case
-from transformers import GenerationConfig, GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+from transformers import (
+    BartConfig,
+    BartForConditionalGeneration,
+    GenerationConfig,
+    GPT2Config,
+    GPT2LMHeadModel,
+    LlamaConfig,
+    LlamaForCausalLM,
+)
 from transformers.generation.candidate_generator import PromptLookupCandidateGenerator
+from transformers.generation.logits_process import LogitsProcessorList, SuppressTokensLogitsProcessor
 from transformers.utils import logging
 
 warnings.filterwarnings("ignore")
@@ -148,18 +157,26 @@ def greedy_equivalence(key):
             "target_calls": calls[0], "new": spec["new"]}
 
 
-@case(compare="none")
-def greedy_with_masks():
-    """Explicit attention mask and (GPT-2) token type ids: the helpers must grow them with the sequence."""
-    target = gpt2(1)
-    assistant = noisy_copy(target, 2, 0.3)
+@case(params=["gpt2", "llama"], ids=["gpt2", "llama"], compare="none")
+def greedy_with_masks(arch):
+    """A left-padded prompt (explicit attention mask with zeros in front) and, for GPT-2, token type ids: the
+    helpers must grow them with the sequence (generate() drops an all-ones mask, so the mask has padding)."""
+    if arch == "gpt2":
+        target = gpt2(1)
+        assistant = noisy_copy(target, 2, 0.3)
+        extra = dict(token_type_ids=torch.tensor([[0, 0, 1, 1, 1, 1]]))
+    else:
+        target = llama(0)
+        assistant = noisy_copy(target, 5, 0.3)
+        extra = {}
     set_assistant(assistant, 3)
-    mask = torch.ones_like(PROMPT)
-    types = torch.tensor([[0, 0, 1, 1, 1, 1]])
-    kw = dict(attention_mask=mask, token_type_ids=types, max_new_tokens=15, do_sample=False, no_repeat_ngram_size=2)
+    mask = torch.tensor([[0, 0, 1, 1, 1, 1]])
+    kw = dict(attention_mask=mask, max_new_tokens=15, do_sample=False, no_repeat_ngram_size=2,
+              return_dict_in_generate=True, output_scores=True, **extra)
     plain = target.generate(PROMPT, **kw)
     assisted = target.generate(PROMPT, assistant_model=assistant, **kw)
-    return {"plain": plain[0], "assisted": assisted[0]}
+    return {"plain": plain.sequences[0], "assisted": assisted.sequences[0],
+            "plain_scores": scores_of(plain), "assisted_scores": scores_of(assisted)}
 
 
 @case(compare="none")
@@ -213,7 +230,8 @@ def perfect_assistant(p):
     calls_first = calls[0]
     out2 = target.generate(PROMPT, max_new_tokens=new, do_sample=False, assistant_model=assistant)
     return {"length": out.shape[1], "target_calls": calls_first, "n_after": first,
-            "target_calls_second": calls[0] - calls_first, "n_after_second": assistant.generation_config.num_assistant_tokens,
+            "target_calls_second": calls[0] - calls_first,
+            "n_after_second": assistant.generation_config.num_assistant_tokens,
             "first": out[0], "second": out2[0]}
 
 
@@ -256,6 +274,26 @@ def speculative_sampling(key):
             "target_calls": calls[0], "gamma": spec["n"], "max_new": spec["new"]}
 
 
+@case(compare="none")
+def ensemble_sampling():
+    """Static ensemble verification (`assistant_ensemble_weight` w): guesses are judged against the mixture
+    v = w p + (1 - w) q instead of p, so the output follows v."""
+    spec = SAMPLING["skewed"]
+    target, assistant = unigram(spec["p"]), unigram(spec["q"])
+    set_assistant(assistant, 3)
+    ids = torch.tensor([[1, 2]])
+    with torch.no_grad():
+        p = torch.softmax(target(ids).logits[0, -1], -1)
+        q = torch.softmax(assistant(ids).logits[0, -1], -1)
+    calls = count_calls(target)
+    torch.manual_seed(17)
+    out = target.generate(ids, max_new_tokens=140, do_sample=True, top_k=0, top_p=1.0, assistant_model=assistant,
+                          assistant_ensemble_weight=0.5)
+    new = out[0, ids.shape[1]:]
+    return {"counts": torch.bincount(new, minlength=len(spec["p"])), "n_tokens": new.numel(), "p": p, "q": q,
+            "w": 0.5, "target_calls": calls[0], "gamma": 3, "max_new": 140}
+
+
 P_ROWS = [[0.05, 0.85, 0.05, 0.05], [0.05, 0.05, 0.85, 0.05], [0.05, 0.05, 0.05, 0.85], [0.4, 0.1, 0.1, 0.4]]
 Q_ROWS = [[0.05, 0.9, 0.025, 0.025], [0.025, 0.025, 0.9, 0.05], [0.05, 0.025, 0.025, 0.9], [0.1, 0.1, 0.1, 0.7]]
 
@@ -273,7 +311,7 @@ def markov_sampling():
     out = target.generate(ids, max_new_tokens=240, do_sample=True, top_k=0, top_p=1.0, assistant_model=assistant)
     seq = out[0, ids.shape[1] - 1:]
     transitions = torch.zeros(4, 4, dtype=torch.int64)
-    for a, b in zip(seq[:-1].tolist(), seq[1:].tolist()):
+    for a, b in zip(seq[:-1].tolist(), seq[1:].tolist(), strict=True):
         transitions[a, b] += 1
     return {"transitions": transitions, "p": p}
 
@@ -318,3 +356,78 @@ def lookup_candidates():
     short = PromptLookupCandidateGenerator(num_output_tokens=5, max_matching_ngram_size=2, max_length=40)
     cand5, _ = short.get_candidates(ids)
     return {"cand": cand[0], "cand5": cand5[0]}
+
+
+# ---------------------------------------------------------------- prompt lookup rules, outputs, encoder-decoder
+
+
+@case(outputs={"eos_cut": {"compare": "none"}})
+def lookup_rules():
+    """Prompt lookup: a shorter n-gram when the longest has no earlier match; candidates end at an eos token; a
+    token the logits processors forbid is never a candidate."""
+    fallback = PromptLookupCandidateGenerator(num_output_tokens=3, max_matching_ngram_size=2, max_length=40)
+    cand_a, _ = fallback.get_candidates(torch.tensor([[4, 6, 2, 7, 1, 9, 4]]))
+    ids = torch.tensor([[5, 2, 8, 3, 6, 1, 5, 2]])
+    eos = PromptLookupCandidateGenerator(eos_token_id=torch.tensor([3]), num_output_tokens=3,
+                                         max_matching_ngram_size=2, max_length=40)
+    cand_b, _ = eos.get_candidates(ids)
+    banned = PromptLookupCandidateGenerator(num_output_tokens=3, max_matching_ngram_size=2, max_length=40,
+                                            logits_processor=LogitsProcessorList([SuppressTokensLogitsProcessor([6])]),
+                                            vocab_size=12)
+    cand_c, _ = banned.get_candidates(ids)
+    return {"fallback": cand_a[0], "eos_cut": cand_b[0], "banned": cand_c[0]}
+
+
+@case(compare="none")
+def greedy_hidden_states():
+    """`output_hidden_states`: one entry per generated token, as in plain greedy decoding (the self-assistant makes
+    the first step accept several tokens)."""
+    target = llama(0)
+    assistant = llama(0)
+    set_assistant(assistant, 3)
+    kw = dict(max_new_tokens=10, do_sample=False, no_repeat_ngram_size=2, return_dict_in_generate=True,
+              output_hidden_states=True)
+    plain = target.generate(PROMPT, **kw)
+    assisted = target.generate(PROMPT, assistant_model=assistant, **kw)
+    out = {"plain": plain.sequences[0], "assisted": assisted.sequences[0]}
+    for tag, res in (("plain", plain), ("assisted", assisted)):
+        # one entry per generated token, each a tuple over layers: count, and all entries joined along the sequence
+        out[f"{tag}_hidden_len"] = len(res.hidden_states)
+        out[f"{tag}_hidden"] = torch.cat([torch.stack([h.double() for h in step]) for step in res.hidden_states], dim=2)
+    return out
+
+
+def bart(seed: int):
+    torch.manual_seed(seed)
+    cfg = BartConfig(vocab_size=24, d_model=16, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+                     decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, max_position_embeddings=64,
+                     pad_token_id=1, bos_token_id=0, eos_token_id=2, decoder_start_token_id=2,
+                     forced_eos_token_id=None, forced_bos_token_id=None, attn_implementation="eager")
+    model = BartForConditionalGeneration(cfg).double().eval()
+    with torch.no_grad():
+        model.lm_head.weight.mul_(4.0)
+    model.generation_config.eos_token_id = None
+    model.generation_config.forced_eos_token_id = None
+    model.generation_config.forced_bos_token_id = None
+    return model
+
+
+@case(compare="none")
+def encoder_decoder_greedy():
+    """An encoder-decoder target and assistant (tiny BART): greedy output and encoder hidden states as plain greedy."""
+    target = bart(0)
+    assistant = noisy_copy(target, 3, 0.3)
+    set_assistant(assistant, 3)
+    src = torch.tensor([[3, 7, 5, 9, 4, 11, 6]])
+    kw = dict(max_new_tokens=10, do_sample=False, no_repeat_ngram_size=2, return_dict_in_generate=True,
+              output_hidden_states=True)
+    plain = target.generate(src, **kw)
+    assisted = target.generate(src, assistant_model=assistant, **kw)
+    out = {"plain": plain.sequences[0], "assisted": assisted.sequences[0]}
+    for tag, res in (("plain", plain), ("assisted", assisted)):
+        enc = res.encoder_hidden_states
+        out[f"{tag}_encoder_hidden_states"] = torch.zeros(0) if enc is None else torch.stack([t.double() for t in enc])
+        dec = res.decoder_hidden_states
+        out[f"{tag}_decoder_hidden_states_len"] = -1 if dec is None else len(dec)
+    return out
+
