@@ -42,9 +42,11 @@ def _bpe(pieces, merges):
     return tok
 
 
-def student_tokenizer():
-    # single characters (and the space marker), plus pieces the teacher does not have ("\u0120ef" and two unused)
-    pieces = [*SPECIAL, *LETTERS, "\u0120", *["\u0120" + c for c in LETTERS], "<s1>", "<s2>", "\u0120ef"]
+def student_tokenizer(extra=0):
+    # single characters (and the space marker), plus pieces the teacher does not have ("\u0120ef" and two unused;
+    # `extra` more unused ones make the student's vocabulary larger than the teacher's)
+    pieces = [*SPECIAL, *LETTERS, "\u0120", *["\u0120" + c for c in LETTERS], "<s1>", "<s2>", "\u0120ef",
+              *[f"<x{i}>" for i in range(extra)]]
     merges = [*[("\u0120", c) for c in LETTERS], ("\u0120e", "f")]
     return _bpe(pieces, merges)
 
@@ -122,7 +124,22 @@ def same_run(beta, temperature, train_steps=0, lr=0.5, **kw):
             fresh = llama(len(tok), 1, tok.pad_token_id, tok.eos_token_id)
             res["teacher_change"] = max(float((p.detach() - q).abs().max()) for p, q in zip(
                 teacher.parameters(), fresh.parameters(), strict=True))
+            res.update(logged(trainer))
     return res
+
+
+LOGGED = ("loss", "on_policy_loss", "off_policy_loss", "matched_loss", "unmatched_loss")
+
+
+def logged(trainer):
+    """The per-step training logs: each key's values (-1 where a step did not log it)."""
+    steps = [h for h in trainer.state.log_history if "loss" in h and "train_runtime" not in h]
+    return {f"log_{k}": torch.tensor([float(h.get(k, -1.0)) for h in steps], dtype=torch.float64)
+            for k in LOGGED}
+
+
+# the logged losses are checked by meaning (check_gold.py): which keys appear and what they equal
+LOG_NONE = {f"log_{k}": {"compare": "none"} for k in LOGGED}
 
 
 SAME_RUNS = {"beta05_t1": (0.5, 1.0), "beta02_t2": (0.2, 2.0), "beta0_t1": (0.0, 1.0), "beta1_t07": (1.0, 0.7)}
@@ -144,7 +161,7 @@ TRAIN_RUNS = {"beta05": dict(beta=0.5), "beta1": dict(beta=1.0),
 
 @case(params=list(TRAIN_RUNS), ids=list(TRAIN_RUNS), rtol=1e-6, atol=1e-9,
       outputs={"student_logits": {"compare": "none"}, "teacher_logits": {"compare": "none"},
-               "eval_loss": {"rtol": 1e-5}})
+               "eval_loss": {"rtol": 1e-5}, **LOG_NONE})
 def same_tokenizer_training(name):
     kw = dict(TRAIN_RUNS[name])
     return same_run(kw.pop("beta"), 1.0, train_steps=2, **kw)
@@ -164,6 +181,12 @@ def jsd_static(which):
     out["global"] = GOLDTrainer.generalized_jsd_loss(s, t, labels=labels, beta=beta, temperature=1.5,
                                                      num_items_in_batch=torch.tensor(10))
     out["unmasked"] = GOLDTrainer.generalized_jsd_loss(s[0], t[0], beta=beta, temperature=1.0)
+    out["global_int"] = GOLDTrainer.generalized_jsd_loss(s, t, labels=labels, beta=beta, temperature=1.5,
+                                                         num_items_in_batch=10)
+    # "mean": the mean over every element of the per-token, per-vocabulary-entry divergence (torch's convention,
+    # as the GKD trainer's loss that the package shows)
+    out["elementwise_mean"] = GOLDTrainer.generalized_jsd_loss(s, t, labels=labels, beta=beta, temperature=1.5,
+                                                               reduction="mean")
     return out
 
 
@@ -188,8 +211,8 @@ DATASETS = {
 }
 
 
-def cross_run(train_steps=0, data="plain", **kw):
-    stok, ttok = student_tokenizer(), teacher_tokenizer()
+def cross_run(train_steps=0, data="plain", student_extra=0, **kw):
+    stok, ttok = student_tokenizer(student_extra), teacher_tokenizer()
     stok.chat_template = CHAT_TEMPLATE
     student = llama(len(stok), 0, stok.pad_token_id, stok.eos_token_id)
     teacher = llama(len(ttok), 1, ttok.pad_token_id, ttok.eos_token_id)
@@ -208,6 +231,7 @@ def cross_run(train_steps=0, data="plain", **kw):
             trainer.train()
             delta = torch.cat([(p.detach() - before[n]).flatten() for n, p in trainer.model.named_parameters()])
             res["update_norm"] = delta.norm()
+            res.update(logged(trainer))
     return res
 
 
@@ -227,6 +251,9 @@ CROSS_RUNS = {
                                            uld_use_hybrid_loss=True),
     "messages": dict(data="messages", uld_crossentropy_weight=0.4),
     "messages_positional": dict(data="messages", use_extended_uld=False),
+    "big_student_positional": dict(student_extra=4, use_extended_uld=False),
+    "big_student_observed": dict(student_extra=4),
+    "big_student_hybrid": dict(student_extra=4, uld_use_hybrid_loss=True, beta=0.5),
     "hybrid_bayesian_keep_eos": dict(uld_use_hybrid_loss=True, uld_token_merge_strategy="bayesian",
                                      uld_skip_teacher_eos=False, beta=0.0),
 }
@@ -238,7 +265,7 @@ def uld_loss(name):
 
 
 @case(params=["observed", "hybrid"], ids=["observed", "hybrid"], rtol=1e-6, atol=1e-9,
-      outputs={"eval_loss": {"rtol": 1e-5}})
+      outputs={"eval_loss": {"rtol": 1e-5}, **LOG_NONE})
 def uld_training(name):
     kw = {"observed": dict(uld_crossentropy_weight=0.5), "hybrid": dict(uld_use_hybrid_loss=True)}[name]
     return cross_run(train_steps=2, **kw)
@@ -254,6 +281,7 @@ REFUSALS = {
     "generations_do_not_partition": dict(num_generations=3, gradient_accumulation_steps=2),
     "generation_batch_does_not_partition": dict(generation_batch_size=3),
     "uld_student_temperature_zero": dict(use_uld_loss=True, uld_student_temperature=0.0),
+    "uld_teacher_temperature_zero": dict(use_uld_loss=True, uld_teacher_temperature=0.0),
     "uld_ce_weight_negative": dict(use_uld_loss=True, uld_crossentropy_weight=-0.5),
     "uld_unknown_merge": dict(use_uld_loss=True, uld_token_merge_strategy="greedy"),
     "hybrid_one_weight": dict(use_uld_loss=True, uld_use_hybrid_loss=True, uld_hybrid_matched_weight=0.5),
@@ -285,55 +313,126 @@ def config_accepted(name):
 
 # ---------------------------------------------------------------- on-policy completions
 
-@case(params=["greedy"], ids=["greedy"],
+ON_POLICY = {
+    # prompts of equal length, two stop tokens
+    "greedy": dict(prompts=[["a b"], ["g h"], ["c d"]], stops=["g", "<eos>"]),
+    # left-padded prompts (their attention mask has zeros), the end-of-sequence token as the only stop
+    "padded": dict(prompts=[["a b c"], ["<pad>", "d e"], ["<pad>", "<pad>", "f"]], stops=["<eos>"]),
+    # no stop token: the whole completion is kept
+    "no_stop": dict(prompts=[["a b"], ["e f"]], stops=None),
+}
+
+
+@case(params=list(ON_POLICY), ids=list(ON_POLICY),
       outputs={"new_input_ids": {"compare": "none"}, "attention_mask": {"compare": "none"},
                "labels": {"compare": "none"}, "n_completion_texts": {"compare": "none"},
-               "completion_text_lens": {"compare": "none"}, "decoded_completions_lens": {"compare": "none"}})
+               "completion_text_lens": {"compare": "none"}, "decoded_completions_lens": {"compare": "none"},
+               "decoded_completions_lens_plain": {"compare": "none"}})
 def on_policy_outputs(which):
     """GOLDTrainer.generate_on_policy_outputs with a greedy generation config and a set of stop tokens: the
     returned sequences, their masks and labels, and the decoded prompt / completion texts."""
     from transformers import GenerationConfig
 
+    spec = ON_POLICY[which]
     tok = student_tokenizer()
     student = llama(len(tok), 0, tok.pad_token_id, tok.eos_token_id)
     teacher = llama(len(tok), 1, tok.pad_token_id, tok.eos_token_id)
     ds = Dataset.from_dict(SAME)
-    stops = [tok.convert_tokens_to_ids(t) for t in ["g", "<eos>"]]
+    stops = None if spec["stops"] is None else [tok.convert_tokens_to_ids(t) for t in spec["stops"]]
+    rows = []
+    for parts in spec["prompts"]:
+        ids = []
+        for part in parts:
+            ids += [tok.pad_token_id] if part == "<pad>" else tok(part, add_special_tokens=False)["input_ids"]
+        rows.append(ids)
     with tempfile.TemporaryDirectory() as d:
         trainer = GOLDTrainer(model=student, teacher_model=teacher, args=config(d), train_dataset=ds,
                               processing_class=tok)
-        prompts = torch.tensor([tok(p, add_special_tokens=False)["input_ids"] for p in ["a b", "g h", "c d"]])
-        inputs = {"prompts": prompts, "prompt_attention_mask": torch.ones_like(prompts)}
+        prompts = torch.tensor(rows)
+        prompt_mask = (prompts != tok.pad_token_id).long()
+        inputs = {"prompts": prompts, "prompt_attention_mask": prompt_mask}
         gen = GenerationConfig(do_sample=False, max_new_tokens=5, eos_token_id=stops, pad_token_id=tok.pad_token_id)
         ids, mask, labels, p_texts, c_texts = trainer.generate_on_policy_outputs(student, inputs, gen)
-    decoded = [tok.decode([t for t, lab in zip(row.tolist(), lrow.tolist(), strict=True) if lab != -100])
-               for row, lrow in zip(ids, labels, strict=True)]
+    kept = [[t for t, lab in zip(row.tolist(), lrow.tolist(), strict=True) if lab != -100]
+            for row, lrow in zip(ids, labels, strict=True)]
     return {"new_input_ids": ids, "attention_mask": mask.long(), "labels": labels, "prompts": prompts,
-            "prompt_texts": list(p_texts),
-            "stops": torch.tensor(stops), "n_completion_texts": len(c_texts),
+            "prompt_attention_mask": prompt_mask, "prompt_texts": list(p_texts),
+            "stops": torch.tensor(stops if stops is not None else [-1]), "n_completion_texts": len(c_texts),
             "completion_text_lens": torch.tensor([len(c) for c in c_texts]),
-            "decoded_completions_lens": torch.tensor([len(c) for c in decoded])}
+            "decoded_completions_lens": torch.tensor([len(tok.decode(k)) for k in kept]),
+            "decoded_completions_lens_plain": torch.tensor([len(tok.decode(k, skip_special_tokens=True))
+                                                            for k in kept])}
 
 
 @case(params=["same", "cross"], ids=["same_tokenizer", "cross_tokenizer"], rtol=1e-6, atol=1e-9,
-      outputs={"update_norm": {"compare": "none"}, "eval_loss": {"rtol": 1e-5}})
+      outputs={"update_norm": {"compare": "none"}, "eval_loss": {"rtol": 1e-5}, **LOG_NONE})
 def on_policy_training(which):
     """Two SGD steps with lmbda = 1: every slice is sampled from the student (which samples is not compared)."""
     if which == "same":
         res = same_run(0.5, 1.0, train_steps=2, lmbda=1.0, max_completion_length=3)
         return {"eval_loss": res["eval_loss"], "update_norm": res["update_norm"],
-                "teacher_change": res["teacher_change"]}
+                "teacher_change": res["teacher_change"], **{k: v for k, v in res.items() if k.startswith("log_")}}
     return cross_run(train_steps=2, lmbda=1.0, max_completion_length=3)
 
 
-@case(params=["messages"], ids=["messages"])
+COLLATOR = {
+    # each conversation tokenizes to the same length: no padding involved (compared with the release)
+    "messages": DATASETS["messages"]["messages"],
+    # different lengths: padded (checked by meaning, whatever the padding side)
+    "padded": [[_turn("user", "ab c"), _turn("assistant", "ef")], [_turn("user", "a"), _turn("assistant", "cd e ab")]],
+}
+
+
+def _wordlevel_tokenizer():
+    words = ["<pad>", "<eos>", "h", "g", "ab", "c", "cd", "e", "ef"]
+    tk = Tokenizer(models.WordLevel(vocab={w: i for i, w in enumerate(words)}, unk_token="<pad>"))
+    tk.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    return PreTrainedTokenizerFast(tokenizer_object=tk, eos_token="<eos>", pad_token="<pad>")
+
+
+@case(params=["messages", "padded", "wordlevel"], ids=["messages", "padded", "wordlevel"],
+      outputs={"byte_offsets": {"compare": "none"}})
 def chatml_collator(which):
     """DataCollatorForChatML on raw conversations (its own tokenization path): ids, the completion labels, the
-    prompts and the completion-relative byte offsets."""
+    prompts and the completion-relative byte offsets. The probe also records each conversation's own
+    tokenization (full text, prompt with the generation prompt) so that padded batches are checked by meaning."""
     from trl.experimental.utils import DataCollatorForChatML
 
-    tok = student_tokenizer()
+    tok = _wordlevel_tokenizer() if which == "wordlevel" else student_tokenizer()
     tok.chat_template = CHAT_TEMPLATE
-    batch = DataCollatorForChatML(tokenizer=tok)([{"messages": m} for m in DATASETS["messages"]["messages"]])
-    return {k: batch[k] for k in ("input_ids", "attention_mask", "labels", "prompts", "prompt_attention_mask",
-                                  "byte_offsets")}
+    convs = COLLATOR.get(which, COLLATOR["messages"])
+    batch = DataCollatorForChatML(tokenizer=tok)([{"messages": m} for m in convs])
+    keys = ("input_ids", "attention_mask", "labels", "prompts", "prompt_attention_mask", "byte_offsets")
+    if which == "padded":
+        out = {f"got_{k}": batch[k] for k in keys}
+    else:
+        out = {k: batch[k] for k in keys}
+    for r, m in enumerate(convs):
+        full = tok.apply_chat_template(m, tokenize=False)
+        prompt = tok.apply_chat_template(m[:-1], tokenize=False, add_generation_prompt=True)
+        enc = tok(full, add_special_tokens=False, return_offsets_mapping=True)
+        out[f"full_{r}"] = torch.tensor(enc["input_ids"])
+        out[f"prompt_{r}"] = torch.tensor(tok(prompt, add_special_tokens=False)["input_ids"])
+        out[f"offsets_{r}"] = torch.tensor(enc["offset_mapping"]) - len(prompt)
+    return out
+
+
+@case(params=["extended", "positional"], ids=["extended", "positional"], compare="none")
+def teacher_inputs(which):
+    """build_teacher_inputs_from_texts on prompts of different lengths (so padding is involved), checked by its
+    docstring's contract; the probe records each row's own tokenization."""
+    from trl.experimental.gold.gold_trainer import build_teacher_inputs_from_texts
+
+    tok = teacher_tokenizer()
+    prompts, completions = ["ab c", "a"], [" ef c", " cd e ab"]
+    ids, labels, mask, offs = build_teacher_inputs_from_texts(tok, prompts, completions,
+                                                              use_extended_uld=which == "extended")
+    out = {"input_ids": ids, "labels": labels, "attention_mask": mask.long(), "byte_offsets": offs,
+           "eos": tok.eos_token_id}
+    for r, (p, c) in enumerate(zip(prompts, completions, strict=True)):
+        out[f"prompt_{r}"] = torch.tensor(tok(p, add_special_tokens=True)["input_ids"])
+        enc = tok(c, add_special_tokens=False, return_offsets_mapping=True)
+        out[f"completion_{r}"] = torch.tensor(enc["input_ids"])
+        out[f"offsets_{r}"] = torch.tensor(enc["offset_mapping"])
+        out[f"content_len_{r}"] = len(c.encode("utf-8"))
+    return out
