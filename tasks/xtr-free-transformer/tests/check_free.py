@@ -39,6 +39,8 @@ def codes_from_bits(out, ref):
     want = _index_from_signs(logits)
     expect(out["one_hot"] is True, "every row of the output is a one-hot vector")
     equal(np.asarray(out["index"]).tolist(), want.tolist(), what="code index of every token")
+    if "aux_when_off_is_zero" in ref:
+        expect(out["aux_when_off_is_zero"] is True, "the KL term is zero (or None) when it is not asked for")
 
 
 @check("mapper_gradient[*]")
@@ -108,7 +110,8 @@ def sampling_frequencies(out, ref):
 def forward_loss(out, ref):
     expect(out["finite"] is True and out["requires_grad"] is True, "a finite differentiable loss")
     expect(out["grads_finite"] is True, "finite gradients")
-    expect(out["frac_params_with_grad"] > 0.5, "most parameters receive a gradient")
+    # encoder, head, tail, the query, the two linear maps and the embeddings are all trained by the one loss
+    expect(out["frac_params_with_grad"] == 1.0, "every parameter receives a gradient from the training loss")
     seq = np.asarray(ref["seq"])
     used = len(np.unique(seq[:, :-1]))   # input tokens s_1 .. s_{T-1}: their embedding rows get gradients
     expect(out["emb_grad_rows"] >= used, f"embedding rows with a gradient: {out['emb_grad_rows']} < {used}")
@@ -153,12 +156,62 @@ def pad_and_shift(out, ref):
     expect(abs(out["loss_changed_last"] - out["loss"]) > 1e-4, "the last token is a target")
 
 
+def _generated(out_tokens: np.ndarray, prompts: np.ndarray, seq_len: int) -> None:
+    # seq_len may count the whole sequence (prompt included) or the new tokens, and the output may hold the
+    # prompt or only the new tokens: every reading is accepted; a prompt-and-new-tokens output starts with it
+    n, p = out_tokens.shape[-1], prompts.shape[-1]
+    expect(n in (seq_len - p, seq_len, seq_len + p), f"generated length {n}")
+    if n == seq_len + p:
+        expect(out_tokens[..., :p].tolist() == prompts.tolist(), "the prompt starts the output")
+
+
 @check("generation")
 def generation(out, ref):
     cached, uncached = np.asarray(out["cached"]), np.asarray(out["uncached"])
+    prompts = np.asarray(ref["prompts"])
     equal(cached.tolist(), uncached.tolist(), what="generation with and without the key/value cache")
+    _generated(cached, prompts, 9)
     equal(np.asarray(out["one_hot_latents"]).tolist(), cached.tolist(), what="code given as index or one-hot")
     expect(out["distinct_over_codes"] >= 2, "the latent code changes the generation for some code")
+    equal(np.asarray(out["row1_alone"]).reshape(-1).tolist(), cached[1].tolist(),
+          what="each batch item conditioned on its own code")
+    shape = np.asarray(out["no_code_shape"]).tolist()
+    expect(shape == list(cached.shape), f"generation without a code: shape {shape}")
+
+
+@check("generation_no_head")
+def generation_no_head(out, ref):
+    cached = np.asarray(out["cached"])
+    equal(cached.tolist(), np.asarray(out["uncached"]).tolist(), what="no head: cache and no cache agree")
+    _generated(cached, np.asarray(ref["prompts"]), 8)
+
+
+@check("head_depth_params")
+def head_depth_params(out, ref):
+    expect(out["depth0"] < out["depth1"] < out["depth2"], "each head block adds parameters")
+
+
+@check("seq_for_latents_default")
+def seq_for_latents_default(out, ref):
+    close(out["explicit"], out["default"], rtol=1e-5, atol=1e-6, what="seq_for_latents = the decoder's input")
+
+
+@check("latent_dropout_all")
+def latent_dropout_all(out, ref):
+    close(out["dropped_b"], out["dropped_a"], rtol=1e-5, atol=1e-6, what="all latents dropped: code irrelevant")
+    expect(abs(out["kept_a"] - out["kept_b"]) > 1e-5, "without dropout the drawn code matters")
+
+
+@check("all_losses")
+def all_losses(out, ref):
+    s = np.asarray(out["scalars"], dtype=np.float64)
+    w = float(ref["weight"])
+    close(s[0], out["total"], rtol=1e-5, atol=1e-6, what="the total loss comes first")
+    parts = [x for x in s[1:] if np.isfinite(x)]
+    expect(len(parts) >= 2, "the AR and KL parts are returned")
+    ok = any(abs(parts[i] + w * parts[j] - s[0]) < 1e-5 * max(1.0, abs(s[0]))
+             for i in range(len(parts)) for j in range(len(parts)) if i != j)
+    expect(ok, f"total = AR + {w} * KL for two of the returned parts {parts}")
 
 
 @check("training_steps")

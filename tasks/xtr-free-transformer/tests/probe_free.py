@@ -67,8 +67,9 @@ def mapper_codes(bits):
     signs = torch.randint(0, 2, (2, 5, bits), generator=gen) * 2 - 1
     logits = 40.0 * signs.float()
     mapper = BinaryMapper(bits)
-    one_hot, _ = mapper(logits, straight_through=False, calc_aux_loss=False)
-    return {"logits": logits, **summary(one_hot, 2 ** bits)}
+    one_hot, aux = mapper(logits, straight_through=False, calc_aux_loss=False)
+    aux_off = None if aux is None else float(torch.as_tensor(aux).detach().reshape(-1)[0])
+    return {"logits": logits, **summary(one_hot, 2 ** bits), "aux_when_off_is_zero": aux_off in (None, 0.0)}
 
 
 @case(params=[(2, 3), (3, 4)], ids=["b2t3", "b3t4"], dtype=False, **EXACT)
@@ -153,6 +154,16 @@ def mapper_statistics():
 def loss_parts(m: FreeTransformer, seq: torch.Tensor, seed: int, **kw) -> torch.Tensor:
     torch.manual_seed(seed)
     return torch.as_tensor(m(seq, **kw)).reshape(())
+
+
+def n_params(m: torch.nn.Module) -> int:
+    return sum(p.numel() for p in m.parameters())
+
+
+@case(compare="none")
+def head_depth_params():
+    # the head holds dec_head_depth blocks: more head blocks, more parameters
+    return {f"depth{d}": n_params(model(0, dec_head_depth=d)) for d in (0, 1, 2)}
 
 
 @case(params=["default", "no_head", "deeper"], compare="none")
@@ -271,8 +282,80 @@ def generation():
         torch.manual_seed(0)
         gens.append(m.generate(prompts, 9, latents=torch.tensor([code, code]), use_kv_cache=False, **kw))
     out["distinct_over_codes"] = len({tuple(g.reshape(-1).tolist()) for g in gens})
+    # each batch item is conditioned on its own code: row 1 alone with code 5 gives the same tokens
+    torch.manual_seed(0)
+    out["row1_alone"] = m.generate(prompts[1:2], 9, latents=torch.tensor([5]), **kw)
+    # no code given: generation still runs (shape only)
+    torch.manual_seed(0)
+    out["no_code_shape"] = torch.tensor(list(m.generate(prompts, 9, **kw).shape))
     out["prompts"] = prompts
     return {k: (v.long() if torch.is_tensor(v) else v) for k, v in out.items()}
+
+
+@case(compare="none")
+def generation_no_head():
+    m = model(30, dec_head_depth=0)
+    m.eval()
+    prompts = tokens(31, (2, 4))
+    kw = dict(filter_logits_fn=top_k, logit_filter_kwargs=dict(k=1))
+    torch.manual_seed(0)
+    a = m.generate(prompts, 8, latents=torch.tensor([2, 6]), **kw)
+    torch.manual_seed(0)
+    b = m.generate(prompts, 8, latents=torch.tensor([2, 6]), use_kv_cache=False, **kw)
+    return {"cached": a.long(), "uncached": b.long(), "prompts": prompts}
+
+
+@case(compare="none")
+def seq_for_latents_default():
+    # one latent per sequence: giving the decoder's own input as seq_for_latents changes nothing
+    m = model(32, per_token_latents=False, kl_loss_threshold=0.0)
+    m.train()
+    seq = tokens(33, (2, 9))
+    a = scalar(loss_parts(m, seq, 34))
+    b = scalar(loss_parts(m, seq, 34, seq_for_latents=seq[:, :-1]))
+    return {"default": a, "explicit": b}
+
+
+@case(compare="none")
+def latent_dropout_all():
+    # latent dropout with probability 1 removes the code: the loss no longer depends on which code was drawn
+    m = model(35, per_token_latents=False, latent_dropout_prob=1.0, kl_loss_weight=0.0)
+    m.train()
+    seq = tokens(36, (2, 9))
+    a = scalar(loss_parts(m, seq, 37, seq_for_latents=tokens(38, (2, 5))))
+    b = scalar(loss_parts(m, seq, 37, seq_for_latents=tokens(39, (2, 7))))
+    m2 = model(35, per_token_latents=False, latent_dropout_prob=0.0, kl_loss_weight=0.0)
+    m2.load_state_dict(m.state_dict())
+    m2.train()
+    c = scalar(loss_parts(m2, seq, 37, seq_for_latents=tokens(38, (2, 5))))
+    d = scalar(loss_parts(m2, seq, 37, seq_for_latents=tokens(39, (2, 7))))
+    return {"dropped_a": a, "dropped_b": b, "kept_a": c, "kept_b": d}
+
+
+@case(compare="none")
+def all_losses():
+    # return_all_losses: the total first, then the parts (AR and KL); scalars collected in order, NaN-padded
+    m = model(40, kl_loss_threshold=0.0, kl_loss_weight=1.5)
+    m.train()
+    seq = tokens(41, (2, 9))
+    total = scalar(loss_parts(m, seq, 42))
+    torch.manual_seed(42)
+    res = m(seq, return_all_losses=True)
+    found = []
+
+    def walk(x):
+        if torch.is_tensor(x) and x.numel() == 1:
+            found.append(float(x.detach()))
+        elif isinstance(x, (tuple, list)):
+            for y in x:
+                walk(y)
+        elif isinstance(x, dict):
+            for y in x.values():
+                walk(y)
+
+    walk(res)
+    found = (found + [float("nan")] * 4)[:4]
+    return {"total": total, "scalars": torch.tensor(found, dtype=torch.float64), "weight": 1.5}
 
 
 @case(compare="none")
