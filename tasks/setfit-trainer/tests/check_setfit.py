@@ -18,6 +18,17 @@ POS_SELF, POS_NOSELF = 3 * 4 // 2 + 3 + 3, 3 + 1 + 1  # same-class pairs with / 
 NEG = 3 * 2 + 3 * 2 + 2 * 2  # cross-class pairs: 16
 
 
+def _get(out, key):
+    """Rebuild a nested list/dict output from the flattened keys the harness stores (`key.0`, `key.name`)."""
+    v = out[key]
+    if isinstance(v, tuple) and len(v) == 2 and v[0] == "seq":
+        return [_get(out, f"{key}.{i}") for i in range(int(v[1]))]
+    if isinstance(v, tuple) and len(v) == 2 and v[0] == "map":
+        names = [k for k in str(v[1]).split(",") if k]
+        return {k: _get(out, f"{key}.{k}") for k in names}
+    return v
+
+
 def _raised(v) -> bool:
     return isinstance(v, str) and v.startswith("raised:")
 
@@ -32,8 +43,8 @@ def combos(out, ref):
     # 5 items: combinations with replacement (15 = 5*6/2) and without (10 = 5*4/2), each exactly once
     want_rep = [[i, j] for i in range(5) for j in range(i, 5)]
     want_norep = [[i, j] for i in range(5) for j in range(i + 1, 5)]
-    equal([list(map(int, p)) for p in out["with_rep"]], want_rep)
-    equal([list(map(int, p)) for p in out["without"]], want_norep)
+    equal([list(map(int, p)) for p in _get(out, "with_rep")], want_rep)
+    equal([list(map(int, p)) for p in _get(out, "without")], want_norep)
 
 
 @check("sampler[*]")
@@ -113,7 +124,7 @@ def two_stage(out, ref):
     expect(out["body_delta"] > 1e-5, "stage 1 did not change the body")
     # stage 2 after stage 1: the head is a logistic regression fitted on the fine-tuned body's embeddings
     expect(out["head_gap"] < 1e-5, f"head differs from LR on final embeddings by {out['head_gap']}")
-    equal(list(out["proba_shape"]), [7, 3])
+    equal(_get(out, "proba_shape"), [7, 3])
     expect(out["pred_consistent"], "predict disagrees with predict_proba")
 
 
@@ -147,7 +158,12 @@ def _softmax(z):
 @check("setfit_head_direct")
 def head_direct(out, ref):
     x = np.asarray(out["x"], dtype=np.float64)
-    for name, t, k, multi in [("t1", 1.0, 3, False), ("t2", 2.0, 3, False), ("mt", 1.0, 3, True), ("one", 1.0, 2, False)]:
+    for name, t, k, multi in [
+        ("t1", 1.0, 3, False),
+        ("t2", 2.0, 3, False),
+        ("mt", 1.0, 3, True),
+        ("one", 1.0, 2, False),
+    ]:
         w = np.linspace(-1, 1, k * 4).reshape(k, 4)
         b = np.linspace(-0.3, 0.2, k)
         z = (x @ w.T + b) / t
@@ -155,28 +171,28 @@ def head_direct(out, ref):
         close(out[name + ".proba"], p, rtol=1e-4, atol=1e-5)  # eps of 1e-5 in the temperature is accepted
         equal(out[name + ".out"], k)  # out_features=1 becomes 2 (docstring)
         want = (p >= 0.5).astype(float) if multi else p.argmax(1).astype(float)
-        equal(list(np.asarray(out[name + ".pred"], dtype=float)), list(want))
+        equal(np.asarray(out[name + ".pred"], dtype=float), want)
         loss = out[name + ".loss"]
         expect(("BCE" in loss) if multi else ("CrossEntropy" in loss), f"{name}: loss {loss}")
 
 
 @check("head_kinds")
 def head_kinds(out, ref):
-    equal(list(out["None"]), ["LogisticRegression", "LogisticRegression", 0.5, False])
-    equal(list(out["one-vs-rest"]), ["OneVsRestClassifier", "LogisticRegression", 0.5, False])
-    equal(list(out["multi-output"]), ["MultiOutputClassifier", "LogisticRegression", 0.5, False])
-    equal(list(out["classifier-chain"]), ["ClassifierChain", "LogisticRegression", 0.5, False])
-    equal(list(out["torch.None"]), ["SetFitHead", False, 16, True])
-    equal(list(out["torch.one-vs-rest"]), ["SetFitHead", True, 16, True])
-    equal(list(out["torch.multi-output"]), ["SetFitHead", True, 16, True])
+    equal(_get(out, "None"), ["LogisticRegression", "LogisticRegression", 0.5, False])
+    equal(_get(out, "one-vs-rest"), ["OneVsRestClassifier", "LogisticRegression", 0.5, False])
+    equal(_get(out, "multi-output"), ["MultiOutputClassifier", "LogisticRegression", 0.5, False])
+    equal(_get(out, "classifier-chain"), ["ClassifierChain", "LogisticRegression", 0.5, False])
+    equal(_get(out, "torch.None"), ["SetFitHead", False, 16, True])
+    equal(_get(out, "torch.one-vs-rest"), ["SetFitHead", True, 16, True])
+    equal(_get(out, "torch.multi-output"), ["SetFitHead", True, 16, True])
     expect(_raised(out["bad"]), "an unknown multi_target_strategy was accepted")
 
 
 @check("multilabel_head[*]")
 def multilabel_head(out, ref):
-    equal(list(out["pred_shape"]), [7, 3])
+    equal(_get(out, "pred_shape"), [7, 3])
     expect(out["binary"], "multi-label predictions are not 0/1")
-    equal(list(out["single_shape"]), [3])
+    equal(_get(out, "single_shape"), [3])
 
 
 @check("encode_predict_types[*]")
@@ -186,7 +202,7 @@ def encode_types(out, ref):
     close(out["norms"], np.ones(7), rtol=1e-5)  # normalize_embeddings=True
     equal(out["proba_type"], "Tensor")  # as_numpy=False
     equal(out["np_type"], "ndarray")
-    equal([list(out["single_shape"]), list(out["many_shape"])], [[3], [7, 3]])  # predict_proba docstring
+    equal([_get(out, "single_shape"), _get(out, "many_shape")], [[3], [7, 3]])  # predict_proba docstring
     expect(out["single_gap"] < 1e-6, "a single string is predicted differently from the batch")
     expect(out["call_eq_predict"], "__call__ differs from predict")
     expect(out["to_self"], "to() did not return the model")
@@ -196,34 +212,39 @@ def encode_types(out, ref):
 @check("labels_mapping")
 def labels_mapping(out, ref):
     names = ["animal", "weather", "road"]
-    equal([names[i] for i in out["raw"]], list(out["pred"]))  # labels[i] for class id i
-    equal(out["single"], out["pred"][0])
-    equal(dict(out["id2label"]), {"0": "animal", "1": "weather", "2": "road"})
-    equal(dict(out["label2id"]), {"animal": 0, "weather": 1, "road": 2})
+    equal([names[int(i)] for i in _get(out, "raw")], _get(out, "pred"))  # labels[i] for class id i
+    equal(out["single"], _get(out, "pred")[0])
+    equal(_get(out, "id2label"), {"0": "animal", "1": "weather", "2": "road"})
+    equal(_get(out, "label2id"), {"animal": 0, "weather": 1, "road": 2})
 
 
 @check("save_load[*]")
 def save_load(out, ref):
     expect(out["has_head"] and out["has_cfg"], "model_head.pkl / config_setfit.json missing")
-    equal([out["cfg_norm"], list(out["cfg_labels"])], [True, ["x", "y", "z"]])
+    equal([out["cfg_norm"], _get(out, "cfg_labels")], [True, ["x", "y", "z"]])
     expect(out["gap"] < 1e-6, f"reloaded model predicts differently ({out['gap']})")
-    equal([out["norm_again"], list(out["labels_again"]), list(out["labels_over"])], [True, ["x", "y", "z"], ["p", "q", "r"]])
-    equal(list(out["pred_again"]), list(out["pred"]))
+    equal(
+        [out["norm_again"], _get(out, "labels_again"), _get(out, "labels_over")],
+        [True, ["x", "y", "z"], ["p", "q", "r"]],
+    )
+    equal(_get(out, "pred_again"), _get(out, "pred"))
     equal(out["head_type"], ref["head_type"])
 
 
 @check("freeze_unfreeze")
 def freeze(out, ref):
     # [body frozen, head frozen] after freeze("body"), unfreeze(), freeze(), unfreeze("head")
-    equal([list(out["a"]), list(out["b"]), list(out["c"]), list(out["d"])],
-          [[True, False], [False, False], [True, True], [True, False]])
+    equal(
+        [_get(out, "a"), _get(out, "b"), _get(out, "c"), _get(out, "d")],
+        [[True, False], [False, False], [True, True], [True, False]],
+    )
     equal(out["e"], True)  # freeze() with a logistic-regression head freezes the body
 
 
 @check("column_mapping_and_evaluate")
 def column_mapping(out, ref):
-    equal(list(out["cols"]), ["feat_extra", "label", "text"])  # _apply_column_mapping docstring
+    equal(_get(out, "cols"), ["feat_extra", "label", "text"])  # _apply_column_mapping docstring
     equal(out["hits"], out["own"])  # the metric sees the model's predictions and the true labels
-    equal(list(out["keys"]), ["hits"])
+    equal(_get(out, "keys"), ["hits"])
     for k in ("missing", "bad_map", "no_eval"):
         expect(_raised(out[k]), f"{k}: accepted")
