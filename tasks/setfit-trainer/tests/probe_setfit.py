@@ -545,7 +545,7 @@ def column_mapping_and_evaluate():
         args=_args(),
         train_dataset=ds,
         column_mapping={"sentence": "text", "y": "label"},
-        metric=lambda y_pred, y_test: {"hits": int(sum(int(a) == int(b) for a, b in zip(y_pred, y_test, strict=False)))},
+        metric=lambda y_pred, y_test: {"hits": sum(int(a) == int(b) for a, b in zip(y_pred, y_test, strict=False))},
     )
     cols = sorted(trainer.train_dataset.column_names)
     trainer.train_classifier(list(trainer.train_dataset["text"]), list(trainer.train_dataset["label"]))
