@@ -111,6 +111,12 @@ def args_refusals(out, ref):
     expect(_raised(out["warmup_neg"]), "warmup_proportion -0.1 was accepted")
     expect(_raised(out["best_mismatch"]), "load_best_model_at_end with different strategies was accepted")
     equal(out["valid"], "ok")
+    # the Tip: with "steps", save_steps must be a round multiple of eval_steps
+    equal(out["best_steps_ok"], "ok")
+    expect(_raised(out["best_steps_bad"]), "save_steps 10 with eval_steps 4 was accepted")
+    equal(out["no_logging_zero_steps"], "ok")  # logging_steps only matters for logging_strategy "steps"
+    equal(out["eval_steps_default"], 7)  # eval_steps docstring: defaults to logging_steps
+    equal(out["deprecated_eval"], "epoch")  # the softly deprecated evaluation_strategy still sets eval_strategy
 
 
 @check("train_two_stage[*]")
@@ -239,6 +245,7 @@ def freeze(out, ref):
         [[True, False], [False, False], [True, True], [True, False]],
     )
     equal(out["e"], True)  # freeze() with a logistic-regression head freezes the body
+    equal(_get(out, "f"), [True, False])  # unfreeze(keep_body_frozen=True): only the head
 
 
 @check("column_mapping_and_evaluate")
@@ -246,5 +253,6 @@ def column_mapping(out, ref):
     equal(_get(out, "cols"), ["feat_extra", "label", "text"])  # _apply_column_mapping docstring
     equal(out["hits"], out["own"])  # the metric sees the model's predictions and the true labels
     equal(_get(out, "keys"), ["hits"])
+    equal(out["str_hits"], out["str_own"])  # string labels: the metric compares like with like
     for k in ("missing", "bad_map", "no_eval"):
         expect(_raised(out[k]), f"{k}: accepted")

@@ -242,6 +242,18 @@ def training_arguments_refusals():
             lambda: _args(load_best_model_at_end=True, eval_strategy="epoch", save_strategy="steps")
         ),
         "valid": _raises(lambda: _args(warmup_proportion=1.0)),
+        "best_steps_ok": _raises(
+            lambda: _args(load_best_model_at_end=True, eval_strategy="steps", save_strategy="steps", eval_steps=5,
+                          save_steps=10)
+        ),
+        "best_steps_bad": _raises(
+            lambda: _args(load_best_model_at_end=True, eval_strategy="steps", save_strategy="steps", eval_steps=4,
+                          save_steps=10)
+        ),
+        "no_logging_zero_steps": _raises(lambda: _args(logging_strategy="no", logging_steps=0)),
+        "eval_steps_default": _args(eval_strategy="steps", logging_steps=7).eval_steps,
+        "deprecated_eval": str(getattr(_args(evaluation_strategy="epoch").eval_strategy, "value",
+                                       _args(evaluation_strategy="epoch").eval_strategy)),
     }
 
 
@@ -273,7 +285,7 @@ def train_two_stage(kind):
         sampling_strategy="oversampling",
         warmup_proportion=0.0,
     )
-    trainer = Trainer(model=model, args=args, train_dataset=ds)
+    trainer = Trainer(model=model, args=args, train_dataset=ds, eval_dataset=ds)  # eval unused: strategy "no"
     trainer.train()
     st_args = trainer.st_trainer.args
     seen = [v for batch in _SEEN for v in batch]
@@ -530,7 +542,10 @@ def freeze_unfreeze():
     lr_model.freeze("head")
     lr_model.freeze()
     e = all(not p.requires_grad for p in lr_model.model_body.parameters())
-    return {"a": a, "b": b, "c": c, "d": d, "e": e}
+    model.freeze()
+    model.unfreeze(keep_body_frozen=True)
+    f = state()
+    return {"a": a, "b": b, "c": c, "d": d, "e": e, "f": f}
 
 
 # ---------------------------------------------------------------- trainer: column mapping, evaluate
@@ -551,7 +566,20 @@ def column_mapping_and_evaluate():
     trainer.train_classifier(list(trainer.train_dataset["text"]), list(trainer.train_dataset["label"]))
     res = trainer.evaluate(ds)
     own = int(sum(int(a) == int(b) for a, b in zip(model.predict(TEXTS, as_numpy=True), LABELS, strict=True)))
+    names = ["animal", "weather", "road"]
+    ds_str = Dataset.from_dict({"text": TEXTS, "label": [names[y] for y in LABELS]})
+    str_model = _model()
+    str_model.model_head.fit(str_model.encode(TEXTS), [names[y] for y in LABELS])
+    res_str = Trainer(
+        model=str_model,
+        args=_args(),
+        train_dataset=ds_str,
+        metric=lambda y_pred, y_test: {"hits": sum(str(a) == str(b) for a, b in zip(y_pred, y_test, strict=False))},
+    ).evaluate(ds_str)
+    own_str = sum(str(a) == names[y] for a, y in zip(str_model.predict(TEXTS), LABELS, strict=True))
     return {
+        "str_hits": res_str.get("hits"),
+        "str_own": int(own_str),
         "cols": cols,
         "hits": res.get("hits"),
         "own": own,
