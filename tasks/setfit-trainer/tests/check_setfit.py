@@ -82,6 +82,12 @@ def _kind(ref) -> str:
     return "unique"
 
 
+@check("sampler_max_pairs")
+def max_pairs(out, ref):
+    # max_pairs docstring: pairs are sampled only until max_pairs is certainly reached (28 pairs without a limit)
+    expect(6 <= int(out["len"]) < 28, f"{out['len']} unique pairs with max_pairs=6")
+
+
 @check("sampler_bad_strategy")
 def bad_strategy(out, ref):
     expect(_raised(out["r"]), "an unknown sampling strategy was accepted")
@@ -92,6 +98,7 @@ def multilabel(out, ref):
     # identical label sets are positive, disjoint ones negative; partial overlap is either (see NOTES.md)
     equal([out["bad_same"], out["bad_disjoint"]], [0, 0])
     equal(out["n_pos"], out["n_neg"])  # oversampling balances the two sides
+    expect(out["n_pos"] > 0, "no multi-label pairs")
     equal(out["len"], out["n_pos"] + out["n_neg"])
 
 

@@ -165,6 +165,12 @@ def sampler(strategy):
 
 
 @case(compare="none")
+def sampler_max_pairs():
+    ds = ContrastiveDataset(TEXTS, LABELS, multilabel=False, sampling_strategy="unique", max_pairs=6)
+    return {"len": len(ds)}
+
+
+@case(compare="none")
 def sampler_bad_strategy():
     return {"r": _raises(lambda: ContrastiveDataset(TEXTS, LABELS, multilabel=False, sampling_strategy="balanced"))}
 
