@@ -282,7 +282,9 @@ DECODES = {
 }
 
 
-@case(params=list(DECODES.values()), ids=list(DECODES), rtol=1e-12, atol=1e-12)
+# Decoder scores: rtol 1e-6 / atol 1e-9 (float32 level). Nothing a solver sees decides whether a decoding path
+# keeps the logits' dtype or takes a float32 step (a blind solve's explicit-span path did), so both pass.
+@case(params=list(DECODES.values()), ids=list(DECODES), rtol=1e-6, atol=1e-9)
 def decode(kw):
     m = _model()
     dec = m.decoder
@@ -317,7 +319,7 @@ def decode(kw):
     return out
 
 
-@case(rtol=1e-12, atol=1e-12)
+@case(rtol=1e-6, atol=1e-9)
 def greedy_rules():
     """Hand-made candidates: the overlap rules of flat and nested decoding."""
     m = _model()
@@ -355,6 +357,23 @@ def predict(kw):
                       for e in m.predict_entities(TEXTS[0], labels, **kw)]}
     res = m.inference([*TEXTS, ""], [labels, ["location", "person"], ["date"]], batch_size=2, **kw)
     out["batch"] = [[[e["start"], e["end"], e["text"], e["label"], e["score"]] for e in row] for row in res]
+    return out
+
+
+@case(rtol=1e-6, atol=1e-9, dtype=False)
+def precomputed_prompts():
+    """compress_prompt_embeddings (visible, model.py) averages each label's prompt embedding over a few texts,
+    stores it on the model and switches the config to precomputed mode: later calls skip the prompt (the visible
+    relex processor's prepare_inputs shows the [SEP]-only prefix) and look the stored prompts up
+    (BaseModel.lookup_precomputed_prompts, visible). Labels are passed in the compressed order."""
+    m = _model(max_width=3)
+    labels = ["person", "city", "company"]
+    m.compress_prompt_embeddings(TEXTS, labels, batch_size=2)
+    out = {"stored": m.model.precomputed_prompts.detach(), "mode": bool(m.config.precomputed_prompts_mode)}
+    out["single"] = [[e["start"], e["end"], e["label"], e["score"]]
+                     for e in m.predict_entities(TEXTS[0], labels, threshold=0.3)]
+    res = m.inference(TEXTS, labels, batch_size=2, threshold=0.3)
+    out["batch"] = [[[e["start"], e["end"], e["label"], e["score"]] for e in row] for row in res]
     return out
 
 
