@@ -205,3 +205,38 @@ def fit_cv(out, ref):
 @check("not_inplace_and_records")
 def records(out, ref):
     close(out["lc_records_minus_frame"], 0.0, atol=1e-9, what="list of records = frame")
+
+
+@check("random_mode")
+def random_mode(out, ref):
+    # _random_mode's docstring: a favourite mode among tied modes is returned; a favourite that is not a mode is not
+    close(out["favorite"], -1.0, what="favourite -1 among three tied modes")
+    close(out["favorite_first"], 1.0, what="favourite 1 among three tied modes")
+    close(out["favorite_last"], 2.0, what="favourite 2 among three tied modes")
+    close(out["favorite_not_a_mode"], 2.0, what="the only mode wins over a favourite that is not a mode")
+
+
+@check("fit_mle_weighted")
+def weighted_fit(out, ref):
+    # weight 2 vs 0.5 = 4 copies vs 1: the weighted fit equals the fit on replicated rows
+    close(out["proba"], out["proba_replicated_rows"], atol=2e-3, what="sample weights = replicated rows")
+
+
+@check("length_controlled_missing_preferences")
+def missing_preferences(out, ref):
+    # the coefficients are fitted on the rated rows only; LC may average over every instruction or the rated ones
+    rw, cw = _sub(ref, "weights.values.model_x"), _sub(out, "weights.values.model_x")
+    for k in rw:
+        expect(k in cw, f"no stored {k}")
+        if k.startswith("np.tanh"):
+            close(abs(cw[k]), abs(rw[k]), atol=0.05, what=f"|{k}|")
+        else:
+            close(cw[k], rw[k], atol=0.02, what=f"weight {k}")
+    ok = [ref["lc_all_rows"], ref["lc_rated_rows"]]
+    expect(any(abs(out["lc"] - v) <= 0.02 for v in ok), f"LC {out['lc']} vs {ok}")
+    close(out["raw.win_rate"], ref["raw.win_rate"], rtol=1e-9, what="raw win rate over the rated rows")
+
+
+@check("auto_weights_dir")
+def auto_dir(out, ref):
+    expect(bool(out["saved"]), "weights saved under weights/<annotator>/<glm_name>/ beside the module")

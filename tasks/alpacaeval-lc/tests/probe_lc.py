@@ -228,6 +228,8 @@ def random_mode():
         "single": float(rm(pd.Series([1.0, 2.0, 1.0]))),
         "tie_in_set": bool(tie in (2.0, 3.0)),
         "favorite": float(rm(pd.Series([1.0, 2.0, -1.0]), favorite_mode=-1.0)),
+        "favorite_first": float(rm(pd.Series([1.0, 2.0, -1.0]), favorite_mode=1.0)),
+        "favorite_last": float(rm(pd.Series([1.0, 2.0, -1.0]), favorite_mode=2.0)),
         "favorite_not_a_mode": float(rm(pd.Series([1.0, 2.0, 2.0, -1.0]), favorite_mode=-1.0)),
         "available": float(rm(pd.Series([1.0, 2.0, 2.0, 3.0, 3.0]), available_modes=[3.0, 4.0])),
         "with_nan": float(rm(pd.Series([np.nan, np.nan, np.nan, 2.0]))),
@@ -332,6 +334,65 @@ def fit_mle(which):
         model = glm_winrate.fit_LogisticRegressionCV(data, "pref", is_ytrue_proba=False, n_splits=0, C=1e6)
     return {"proba": np.asarray(model.predict_proba(test)[:, 1], dtype=float),
             "proba_train_mean": float(np.mean(model.predict_proba(data.drop(columns=["pref"]))[:, 1]))}
+
+
+@case(rtol=1e-3, atol=2e-4)
+def fit_mle_weighted():
+    """Per-row sample weights: the weighted maximum-likelihood fit (a row of weight 2 counts twice)."""
+    rng = np.random.default_rng(23)
+    n = 90
+    x1 = rng.normal(size=n)
+    z = 0.2 - 1.1 * np.tanh(x1) + rng.normal(0, 0.7, size=n)
+    data = pd.DataFrame({"f1": np.tanh(x1), "one": 1.0, "pref": np.round(_logistic(z), 4)})
+    w = np.where(np.arange(n) % 3 == 0, 2.0, 0.5)
+    test = pd.DataFrame({"f1": [0.0, 0.6, -0.7], "one": [1.0, 1.0, 1.0]})
+    model = glm_winrate.fit_LogisticRegressionCV(data, "pref", is_ytrue_proba=True, n_splits=0, C=1e6,
+                                                 sample_weight=pd.Series(w))
+    doubled = pd.concat([data[np.arange(n) % 3 == 0]] * 4 + [data[np.arange(n) % 3 != 0]], axis=0)
+    ref = glm_winrate.fit_LogisticRegressionCV(doubled, "pref", is_ytrue_proba=True, n_splits=0, C=1e6)
+    return {"proba": np.asarray(model.predict_proba(test)[:, 1], dtype=float),
+            "proba_replicated_rows": np.asarray(ref.predict_proba(test)[:, 1], dtype=float)}
+
+
+@case(rtol=0, atol=0.02, outputs={"raw.*": {"compare": "none"}, "lc*": {"compare": "none"},
+                                  "weights.*": {"compare": "none"}})
+def length_controlled_missing_preferences():
+    """Annotations without a preference (NaN) are left out of the fit."""
+    df = annotations(9, 0.4, 1.1, 0.5)
+    df.loc[df.index[::9], "preference"] = np.nan
+    info = {"formula": FORMULA_FULL, "regularize_to_baseline_lambda": None, "kwargs": dict(MLE)}
+    root = tempfile.mkdtemp(prefix="lc_nan_")
+    out = metrics.get_length_controlled_winrate(df, glm_info=info, save_weights_dir=root,
+                                                is_warn_extreme_changes=False)
+    has = df["preference"].notna().to_numpy()
+    gp = np.asarray(df["glm_preference"], dtype=float)
+    return {"lc": float(out["length_controlled_winrate"]), "lc_all_rows": float(np.nanmean(gp)) * 100,
+            "lc_rated_rows": float(np.nanmean(gp[has])) * 100 if len(gp) == len(has) else -1.0,
+            "raw": _metrics(out), "weights": _weights_out(_weights_file(root, "length_controlled_v1", "base"))}
+
+
+@case(rtol=0, atol=0.02)
+def auto_weights_dir():
+    """save_weights_dir="auto": weights/<annotator>/<glm_name>/ beside the module (removed afterwards)."""
+    import shutil
+    from pathlib import Path
+
+    annotator = "probe_judge_7f3a"
+    df = annotations(13, 0.2, 0.8, 0.3, annotator=annotator, n=90)
+    info = {"formula": FORMULA_FULL, "regularize_to_baseline_lambda": None, "kwargs": dict(MLE)}
+    folder = Path(glm_winrate.__file__).parent / "weights" / annotator
+    try:
+        out = metrics.get_length_controlled_winrate(df, glm_name="length_controlled_noreg", glm_info=info,
+                                                    save_weights_dir="auto", is_warn_extreme_changes=False)
+        w = _weights_file(str(folder), "length_controlled_noreg", "base")
+        return {"lc": float(out["length_controlled_winrate"]), "saved": w is not None,
+                "rows": [] if w is None else sorted(str(i) for i in w.index)}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            (folder.parent).rmdir()
+        except OSError:
+            pass
 
 
 @case(rtol=1e-9, atol=1e-9, compare="none")
