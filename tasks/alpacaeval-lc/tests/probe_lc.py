@@ -433,7 +433,9 @@ def length_controlled(i):
     root = tempfile.mkdtemp(prefix="lc_w_")
     fn = metrics.get_length_controlled_winrate  # how alpaca_eval.evaluate resolves fn_metric
     out = fn(df, glm_name="my_glm", save_weights_dir=root, glm_info=info, is_warn_extreme_changes=False)
-    return {"metrics": _metrics(out), "keys": sorted(str(k) for k in out),
+    leaderboard_keys = ["win_rate", "standard_error", "n_wins", "n_wins_base", "n_draws", "n_total",
+                        "discrete_win_rate", "length_controlled_winrate", "lc_standard_error"]
+    return {"metrics": _metrics(out), "has_leaderboard_keys": all(k in out for k in leaderboard_keys),
             "glm_preference": np.sort(np.asarray(df["glm_preference"], dtype=float)),
             "glm_preference_mean": float(np.mean(df["glm_preference"])) * 100,
             "glm_preference_sem": float(pd.Series(df["glm_preference"]).sem()) * 100,
