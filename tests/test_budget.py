@@ -32,7 +32,7 @@ def test_split_defaults_task_and_run_overrides():
     assert resolve_budget("lite").budget == resolve_budget("main").budget == resolve_budget(None).budget
     assert DEFAULT_BUDGET == Budget(max_steps=30, max_tokens=400_000, max_wall_s=1800)
     up = resolve_budget("upstream")
-    assert up.budget == UPSTREAM_BUDGET == Budget(max_steps=60, max_tokens=1_500_000, max_wall_s=2700)
+    assert up.budget == UPSTREAM_BUDGET == Budget(max_steps=50, max_tokens=1_250_000, max_wall_s=2700)
     assert set(up.origin.values()) == {"split"} and up.steps is None  # nothing used yet
     mixed = resolve_budget("upstream", BudgetOverride(max_steps=40, max_tokens=900_000), BudgetOverride(max_steps=7))
     assert mixed.budget == Budget(max_steps=7, max_tokens=900_000, max_wall_s=2700)

@@ -92,7 +92,7 @@ SeedOpt = Annotated[int | None, typer.Option(help="Seed, where the provider supp
 ApiBaseOpt = Annotated[str | None, typer.Option(help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp).")]
 FakeOpt = Annotated[Path | None, typer.Option(exists=True, dir_okay=False, help="JSONL script for --model fake.")]
 StepsOpt = Annotated[int | None, typer.Option(min=1, help="Agent budget: steps (model calls); default: each "
-                                              "task's budget (its split's: lite/main 30, upstream 60).")]
+                                              "task's budget (its split's: lite/main 30, upstream 50).")]
 TotalTokOpt = Annotated[int | None, typer.Option(min=1, help="Agent budget: input + output tokens over an episode; "
                                                  "default: each task's budget (lite/main 400k, upstream 1.5M).")]
 WallOpt = Annotated[float | None, typer.Option(min=1.0, help="Agent budget: wall seconds of an episode; default: "

@@ -62,3 +62,22 @@ def test_requirement_names_are_normalised():
     assert requirement_name("Sentence_Transformers[train]>=3.4") == "sentence-transformers"
     assert requirement_name("baukit @ git+https://github.com/x/baukit") == "baukit"
     assert requirement_name("not a requirement!") == ""
+
+
+def test_our_exact_pin_of_a_build_tool_is_installed_a_third_party_one_is_not(tmp_path):
+    # alpaca-eval 0.6.6 imports pkg_resources, which the harness's setuptools no longer ships: its info.json pins
+    # the setuptools it needs, and that pin must reach the environment; a third-party file's tooling pins do not.
+    import json
+
+    from tests.conftest import write_task
+
+    task_dir = write_task(tmp_path / "ours", "toy")
+    info = json.loads((task_dir / "info.json").read_text())
+    info["requirements"] = ["setuptools==80.9.0", "wheel>=0.40", "einops==0.8.1"]
+    (task_dir / "info.json").write_text(json.dumps(info))
+    spec = env_spec(load_tasks(tmp_path / "ours").task("toy"))
+    assert spec.requirements == ["setuptools==80.9.0", "einops==0.8.1"]
+    assert spec.provided == ["wheel>=0.40"]
+    make_original(tmp_path / "theirs", "01-A", {}, {"repo/requirements.txt": "setuptools==80.9.0\neinops==0.8.1\n"})
+    theirs = env_spec(load_tasks(tmp_path / "theirs").task("01-a"))
+    assert theirs.requirements == ["einops==0.8.1"] and theirs.provided == ["setuptools==80.9.0"]

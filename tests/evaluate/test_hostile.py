@@ -232,7 +232,7 @@ def test_batch_contains_every_attack_and_carries_on(toy_tasks, tmp_path):
     ]
     out = tmp_path / "evaluations.jsonl"
     evals = evaluate_predictions(preds, toy_tasks, out, tmp_path / "w", tmp_path / "l",
-                                 EvalConfig(timeout_s=15), workers=2)
+                                 EvalConfig(timeout_s=10), workers=2)
     by_model = {e.model: e.status for e in evals}
     assert by_model == {"hostile-loop": Status.TIMEOUT, "hostile-exit": Status.FAILED,
                         "hostile-kill-parent": Status.FAILED, "reference": Status.PASSED}

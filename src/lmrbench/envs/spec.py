@@ -83,6 +83,16 @@ def own_folder(repo: Path, text: str) -> str | None:
     return None
 
 
+def _exact_pin(text: str) -> bool:
+    """`name==version`: a task's own info.json pins a build tool (setuptools, say) only when its package needs that
+    release at run time (a release importing `pkg_resources`, which newer setuptools no longer ship)."""
+    try:
+        spec = list(Requirement(text).specifier)
+    except InvalidRequirement:
+        return False
+    return len(spec) == 1 and spec[0].operator == "=="
+
+
 def _harness_satisfies(text: str) -> bool:
     try:
         req = Requirement(text)
@@ -227,8 +237,10 @@ def env_spec(task: Task) -> EnvSpec:
             unreadable.append(text)
         elif task.layout is Layout.ORIGINAL and own_folder(task.repo_dir, text) is not None:
             own.append(text)
-        elif name in PROVIDED or name in TOOLING or TORCH_COMPANIONS.match(name) or _harness_satisfies(text):
+        elif name in PROVIDED or TORCH_COMPANIONS.match(name) or _harness_satisfies(text):
             provided.append(text)
+        elif name in TOOLING and not (task.layout is Layout.LMRBENCH and _exact_pin(text)):
+            provided.append(text)  # build tooling a third-party file names; our info.json may pin it exactly
         else:
             wanted.append(text)
     harness = {}
