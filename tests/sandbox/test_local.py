@@ -319,3 +319,12 @@ open({str(rw / 'c.txt')!r}, "w").write("written")
     assert "read me" in log and (rw / "c.txt").read_text() == "written"
     if _bwrap():
         assert "RO " in log and not (ro / "b.txt").exists()
+
+
+def test_a_child_can_ask_for_its_user_name(tmp_path):
+    # the child's uid has no passwd entry; a library that asks getpass.getuser() at import must still import
+    sb = LocalSandbox(SandboxConfig())
+    log = tmp_path / "log.txt"
+    res = sb.exec([sys.executable, "-c", "import getpass; print('USER', getpass.getuser())"], tmp_path, 30, log)
+    assert res.exit_code == 0, log.read_text()
+    assert "USER sandbox" in log.read_text()

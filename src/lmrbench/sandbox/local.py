@@ -195,6 +195,8 @@ class LocalSandbox:
             PATH=f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
             HOME=str(workspace / ".home"),
             TMPDIR=str(workspace / ".tmp"),
+            USER="sandbox",  # the child's uid has no passwd entry: getpass.getuser() (alpaca-eval's import) asks
+            LOGNAME="sandbox",
             OMP_NUM_THREADS="1",
             MKL_NUM_THREADS="1",
             PYTHONHASHSEED="0",
