@@ -36,3 +36,26 @@ def paca_compile(out, ref):
     close(out["out"], out["eager_out"], rtol=1e-10, atol=1e-12, what="compiled output = eager output")
     close(out["grad_x"], out["eager_grad_x"], rtol=1e-10, atol=1e-12, what="compiled input gradient")
     close(out["grads"], out["eager_grads"], rtol=1e-10, atol=1e-12, what="compiled update gradient")
+
+
+def _projection(out, prefix=""):
+    # paper 2.2: the columns of P are normalised (1/sqrt(n_j)) so that P^T P = I; the precision of the scales is
+    # not decided (the release takes them in float32), hence 1e-5
+    expect(float(np.asarray(out[prefix + "isometry_err"])) < 1e-5, "P^T P = I (isometric projection)")
+    expect(float(np.asarray(out[prefix + "column_value_err"])) < 1e-5, "non-zero entries of column j are 1/sqrt(n_j)")
+
+
+@check("unilora_projection[*]")
+def unilora_projection(out, ref):
+    _projection(out)
+    expect(float(np.asarray(out["other_seed_P_diff"])) > 0, "another proj_seed gives another projection")
+
+
+@check("unilora_conv1d")
+def unilora_conv1d(out, ref):
+    _projection(out)
+
+
+@check("unilora_adapters")
+def unilora_adapters(out, ref):
+    _projection(out, "b_")

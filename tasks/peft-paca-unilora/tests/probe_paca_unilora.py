@@ -12,7 +12,6 @@ vectors, checks the paper's rules on it, and uses it as an independent reference
 
 from __future__ import annotations
 
-import copy
 import os
 import tempfile
 import warnings
@@ -460,7 +459,8 @@ def paca_repr():
 
 def _theta(pm):
     params = _trainable(pm)
-    assert len(params) == 1, f"{len(params)} trainable tensors"
+    if len(params) != 1:
+        raise RuntimeError(f"{len(params)} trainable tensors, want one vector")
     return params[0]
 
 
@@ -494,18 +494,18 @@ def _projection_facts(P, d):
     counts = nz.sum(dim=0)
     D = P.shape[0]
     lo, hi = D // d, -(-D // d)
-    col_vals_ok = all(
-        bool(torch.allclose(P[nz[:, j], j], torch.full((int(counts[j]),), float(counts[j]) ** -0.5,
-                                                       dtype=P.dtype), rtol=1e-6, atol=0))
-        for j in range(d) if counts[j] > 0)
+    used = counts > 0
+    # relative deviation of every non-zero entry of column j from 1/sqrt(n_j)
+    scale = torch.where(used, counts.to(P.dtype).clamp(min=1) ** -0.5, torch.zeros_like(counts, dtype=P.dtype))
+    col_dev = torch.where(nz, (P / scale.clamp(min=1e-300) - 1).abs(), torch.zeros_like(P))
     return {
         "D": D,
         "rows_one_nonzero": bool((nz.sum(dim=1) == 1).all()),
         # P^T P = I over the entries of theta_d that are used at all (all of them when D >= d); the scales may be
-        # computed in float32 (nothing decides their precision)
-        "isometric": bool(((P.T @ P - torch.eye(d, dtype=P.dtype))[counts > 0][:, counts > 0]).abs().max() < 1e-5),
+        # computed in float32 (nothing decides their precision): judged in the check file
+        "isometry_err": float(((P.T @ P - torch.eye(d, dtype=P.dtype))[used][:, used]).abs().max()),
         "balanced": bool(((counts == lo) | (counts == hi)).all()),
-        "column_values": col_vals_ok,
+        "column_value_err": float(col_dev.max()),
     }
 
 
@@ -528,7 +528,8 @@ def _reference_out(model_fn, mats, x, fan_in_fan_out=False):
 UNI = [(2, 16, 0), (4, 24, 7), (1, 40, 3), (3, 300, 1)]
 
 
-@case(params=UNI, ids=[f"r{r}_d{d}_s{s}" for r, d, s in UNI], rtol=1e-12, atol=1e-12)
+@case(params=UNI, ids=[f"r{r}_d{d}_s{s}" for r, d, s in UNI], rtol=1e-12, atol=1e-12,
+      outputs={k: {"compare": "none"} for k in ("isometry_err", "column_value_err", "other_seed_P_diff")})
 def unilora_projection(p):
     """One trainable vector of length d; P recovered from unit vectors: one non-zero per row, columns scaled by
     1/sqrt(n_j) over the whole model (P^T P = I), balanced counts; the output is W x + b + B A x; the init is
@@ -544,8 +545,9 @@ def unilora_projection(p):
         out = pm(x)
         ref = _reference_out(lambda: MLP().double(), _lora_mats(pm), x)
         base = MLP().double()(x)
-        deltas_ok = all(bool(torch.allclose(m.get_delta_weight("default").double(), b @ a, rtol=1e-12, atol=1e-14))
-                        for (n, a, b), (_, m) in zip(_lora_mats(pm), _tuner_layers(pm)))
+        layers = dict(_tuner_layers(pm))
+        delta_err = max(float((layers[n].get_delta_weight("default").double() - b @ a).abs().max())
+                        for n, a, b in _lora_mats(pm))
     torch.manual_seed(123)
     P_same = _recover_projection(_unilora(MLP(), r=r, theta_d_length=d, proj_seed=seed))
     P_other = _recover_projection(_unilora(MLP(), r=r, theta_d_length=d, proj_seed=seed + 1))
@@ -556,9 +558,9 @@ def unilora_projection(p):
         "theta_in_bound": bool(theta.detach().abs().max() <= 0.05) and bool(theta.detach().abs().max() > 0),
         "not_base": bool((out - base).abs().max() > 0),
         "out_err": float((out - ref).abs().max()),
-        "delta_is_BA": deltas_ok,
-        "same_seed_same_P": bool(torch.equal(P, P_same)),
-        "other_seed_other_P": not bool(torch.equal(P, P_other)),
+        "delta_err": delta_err,
+        "same_seed_P_diff": float((P - P_same).abs().max()),
+        "other_seed_P_diff": float((P - P_other).abs().max()),
     }
 
 
@@ -582,7 +584,7 @@ def unilora_train(opt):
         i = 0
         h = x
         mats = {}
-        for n, (sa, sb) in zip(names, shapes):
+        for n, (sa, sb) in zip(names, shapes, strict=True):
             a = flat[i:i + sa.numel()].view(sa)
             i += sa.numel()
             b = flat[i:i + sb.numel()].view(sb)
@@ -658,7 +660,7 @@ def unilora_save_load(save_indices):
             "n_frozen": n_frozen, "n_trainable": n_trainable}
 
 
-@case(rtol=1e-12, atol=1e-12)
+@case(rtol=1e-12, atol=1e-12, outputs={k: {"compare": "none"} for k in ("isometry_err", "column_value_err")})
 def unilora_conv1d():
     """GPT-2 style Conv1D layers (weight in_features x out_features): the update is transposed."""
     x = _x((4, 6), 26)
@@ -677,7 +679,7 @@ def unilora_conv1d():
             "unmerge_restores": _max_weight_diff(pm, before)}
 
 
-@case(rtol=1e-12, atol=1e-12)
+@case(rtol=1e-12, atol=1e-12, outputs={k: {"compare": "none"} for k in ("b_isometry_err", "b_column_value_err")})
 def unilora_adapters():
     """A second adapter: its own vector and projection (P over its own layers), not trainable when added;
     set_adapter switches trainability; the first adapter's output is untouched; delete."""
