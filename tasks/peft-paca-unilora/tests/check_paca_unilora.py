@@ -59,3 +59,9 @@ def unilora_conv1d(out, ref):
 @check("unilora_adapters")
 def unilora_adapters(out, ref):
     _projection(out, "b_")
+
+
+@check("paca_compile")
+def paca_compile_two_adapters(out, ref):
+    close(out["out_both"], out["eager_out_both"], rtol=1e-10, atol=1e-12, what="compiled = eager, two adapters")
+    expect(float(np.asarray(out["frozen_both"])) < 1e-12, "the frozen weight is restored after a compiled pass")

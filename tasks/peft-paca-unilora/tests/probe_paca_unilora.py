@@ -214,7 +214,7 @@ def paca_train(p):
 def paca_gradients():
     """One backward pass with a given update: the update's gradient is s * (dL/dy) x_S^T (compared as a set of
     values, layout-free) and the input gradient uses the adapted weight."""
-    x, target = _x((7, 6), 4), _x((7, 4), 5)
+    x, target = _x((2, 4, 6), 4), _x((2, 4, 4), 5)  # a batch of sequences: features on the last axis
     pm = _paca(MLP(), r=3, paca_alpha=6, paca_indices_pattern=PATTERN)
     _train(pm, x, target, steps=2, lr=0.2, opt="sgd")  # a non-zero update, set by the method itself
     pm.train()
@@ -313,12 +313,24 @@ def paca_two_adapters():
         both_merged = pm(x)
         pm.unmerge_adapter()
         unmerge_restores = _max_weight_diff(pm, before)
+    # both active, only "a" trained: the backward gives "a" its gradient and leaves the frozen "b" alone
+    pm.train()
+    for n, q in pm.named_parameters():
+        q.grad = None
+        if n.endswith(".b"):
+            q.requires_grad_(False)
+    ((pm(x) - target) ** 2).mean().backward()
+    grad_a = torch.cat([q.grad.flatten() for n, q in pm.named_parameters() if n.endswith(".a")]).sort().values
+    frozen_after_both = _max_weight_diff(pm, before)
+    pm.eval()
+    with torch.no_grad():
         pm.set_adapter("a")
         pm.delete_adapter("b")
         after_delete = pm(x)
         remaining = sorted(pm.peft_config)
     return {"n_a": n_a, "n_after_add": n_after_add, "n_b": n_b, "out_a": out_a, "out_b": out_b, "both": both,
             "both_merged": both_merged, "unmerge_restores": unmerge_restores, "after_delete": after_delete,
+            "grad_a": grad_a, "frozen_after_both": frozen_after_both,
             "remaining": remaining}
 
 
@@ -426,9 +438,17 @@ def paca_compile():
     torch._dynamo.reset()
     compiled = torch.compile(pm, backend="aot_eager")
     out_c, gx_c, g_c = step(compiled)
+    frozen = _max_weight_diff(pm, before)
+    # a second adapter on overlapping columns, both active: the compiled pass restores the frozen weight too
+    pm.add_adapter("b", PacaConfig(r=2, paca_alpha=2, target_modules=["lin1"], paca_indices_pattern={"lin1": [3, 4]}))
+    pm.base_model.set_adapter(["default", "b"])
+    pm.train()
+    out_both_e, _, _ = step(pm)
+    out_both_c, _, _ = step(compiled)
     torch._dynamo.reset()
     return {"out": out_c, "grad_x": gx_c, "grads": g_c, "eager_out": out_e, "eager_grad_x": gx_e,
-            "eager_grads": g_e, "frozen": _max_weight_diff(pm, before)}
+            "eager_grads": g_e, "frozen": frozen, "out_both": out_both_c, "eager_out_both": out_both_e,
+            "frozen_both": _max_weight_diff(pm, before)}
 
 
 @case(rtol=2e-2, atol=2e-2)
@@ -686,8 +706,13 @@ def unilora_conv1d():
         pm.merge_adapter()
         merged_err = float((pm(x) - out).abs().max())
         pm.unmerge_adapter()
+    restores = _max_weight_diff(pm, before)
+    unloaded = pm.merge_and_unload()
+    with torch.no_grad():
+        unload_err = float((unloaded(x) - out).abs().max())
+    types = [type(m).__name__ for m in (unloaded.c_fc, unloaded.c_proj)]
     return {**_projection_facts(P, 10), "out_err": float((out - ref).abs().max()), "merged_err": merged_err,
-            "unmerge_restores": _max_weight_diff(pm, before)}
+            "unmerge_restores": restores, "unload_err": unload_err, "unloaded_types": types}
 
 
 @case(rtol=1e-12, atol=1e-12, outputs={k: {"compare": "none"} for k in ("b_isometry_err", "b_column_value_err")})
