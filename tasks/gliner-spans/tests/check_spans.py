@@ -117,3 +117,23 @@ def save_load(out, ref):
     # the reload may come back in float32 (the checkpoint's default dtype): rounding only, ~1e-7
     expect(float(out["logit_gap"]) <= 1e-5, f"reloaded model's logits differ ({out['logit_gap']})")
     expect(out["same_entities"] is True, "reloaded model predicts other entities")
+
+
+@check("loss_options[drop_neg_label]")
+@check("loss_options[drop_neg_span]")
+def negatives_dropped_by_unit(out, ref):
+    # paper.md section 3 ("per whole type, or per whole span, positives always kept") with negatives = 0 reads
+    # two ways: drop the pairs of types (spans) without any positive (the release), or drop every negative pair
+    # (one draw per type or span for its negatives). Either passes if loss and gradients match the same reading.
+    def near(a, b):
+        a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+        return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-9))
+
+    matched = [r for r in ("whole_units", "all_negatives") if near(out["loss"], out[f"reading.{r}.loss"])]
+    expect(bool(matched), f"loss {float(np.asarray(out['loss']))} matches neither reading (whole units dropped: "
+           f"{float(np.asarray(out['reading.whole_units.loss']))}, every negative dropped: "
+           f"{float(np.asarray(out['reading.all_negatives.loss']))})")
+    r = matched[0]
+    close(out["grad_norm"], out[f"reading.{r}.grad_norm"], rtol=1e-6, atol=1e-9, what=f"grad_norm ({r} reading)")
+    close(out["grad_prompt"], out[f"reading.{r}.grad_prompt"], rtol=1e-6, atol=1e-9,
+          what=f"grad_prompt ({r} reading)")
