@@ -764,7 +764,10 @@ def unilora_config_validation():
     bad = {
         "r0": dict(r=0), "d0": dict(theta_d_length=0), "dropout": dict(unilora_dropout=1.5),
         "bound0": dict(init_theta_d_bound=0.0), "bound_neg": dict(init_theta_d_bound=-0.1),
-        "bias": dict(bias="lora_only"),
+        # a value neither the bias docstring nor the visible base class (`_mark_only_adapters_as_trainable` takes
+        # 'none', 'all' and any '*_only') accepts: 'lora_only' is refused by the release's config only, while the
+        # base class makes it behave like 'unilora_only'
+        "bias": dict(bias="trainable"),
     }
     errors = {k: _refused(lambda kw=kw: UniLoraConfig(target_modules=ALL, **kw)) for k, kw in bad.items()}
     errors["layers_pattern_with_str"] = _refused(lambda: UniLoraConfig(target_modules=".*lin.*",
