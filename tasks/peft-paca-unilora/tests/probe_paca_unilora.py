@@ -559,8 +559,19 @@ def _reference_out(model_fn, mats, x, fan_in_fan_out=False):
 UNI = [(2, 16, 0), (4, 24, 7), (1, 40, 3), (3, 300, 1)]
 
 
+# Uni-LoRA errors against the probe's float64 reconstruction are relative to the size of the adapter's effect and
+# judged at a float32 level: nothing a solver sees decides whether theta_d follows a float64 base model's dtype or
+# stays float32 (the scales are float32 in the release too)
+_F32 = {"atol": 1e-5, "rtol": 0}
+
+
+def _rel(err, size):
+    return float(err) / max(float(size), 1e-300)
+
+
 @case(params=UNI, ids=[f"r{r}_d{d}_s{s}" for r, d, s in UNI], rtol=1e-12, atol=1e-12,
-      outputs={k: {"compare": "none"} for k in ("isometry_err", "column_value_err", "other_seed_P_diff")})
+      outputs={**{k: {"compare": "none"} for k in ("isometry_err", "column_value_err", "other_seed_P_diff")},
+               "out_err": _F32, "delta_err": _F32})
 def unilora_projection(p):
     """One trainable vector of length d; P recovered from unit vectors: one non-zero per row, columns scaled by
     1/sqrt(n_j) over the whole model (P^T P = I), balanced counts; the output is W x + b + B A x; the init is
@@ -577,8 +588,8 @@ def unilora_projection(p):
         ref = _reference_out(lambda: MLP().double(), _lora_mats(pm), x)
         base = MLP().double()(x)
         layers = dict(_tuner_layers(pm))
-        delta_err = max(float((layers[n].get_delta_weight("default").double() - b @ a).abs().max())
-                        for n, a, b in _lora_mats(pm))
+        delta_err = max(_rel((layers[n].get_delta_weight("default").double() - b @ a).abs().max(),
+                             (b @ a).abs().max()) for n, a, b in _lora_mats(pm))
     torch.manual_seed(123)
     P_same = _recover_projection(_unilora(MLP(), r=r, theta_d_length=d, proj_seed=seed))
     P_other = _recover_projection(_unilora(MLP(), r=r, theta_d_length=d, proj_seed=seed + 1))
@@ -588,14 +599,15 @@ def unilora_projection(p):
         "theta_len": theta.numel(),
         "theta_in_bound": bool(theta.detach().abs().max() <= 0.05) and bool(theta.detach().abs().max() > 0),
         "not_base": bool((out - base).abs().max() > 0),
-        "out_err": float((out - ref).abs().max()),
+        "out_err": _rel((out - ref).abs().max(), (ref - base).abs().max()),
         "delta_err": delta_err,
         "same_seed_P_diff": float((P - P_same).abs().max()),
         "other_seed_P_diff": float((P - P_other).abs().max()),
     }
 
 
-@case(params=["sgd", "adam"], rtol=1e-9, atol=1e-11)
+@case(params=["sgd", "adam"], rtol=1e-9, atol=1e-11,
+      outputs={k: _F32 for k in ("grad_err", "loss_err", "out_ref_err", "merged_err", "unload_err")})
 def unilora_train(opt):
     """Training steps from a given vector: the gradient of theta_d equals P^T times the gradient of the LoRA
     entries (an independent reference through the recovered P); merge = unmerged, unmerge restores, disable gives
@@ -639,24 +651,25 @@ def unilora_train(opt):
         th = theta.detach().clone().double().requires_grad_(True)
         ref_l = ref_loss(th)
         ref_l.backward()
-        grad_errs.append(float((theta.grad.double() - th.grad).abs().max()))
-        losses.append(abs(float(loss) - float(ref_l)))
+        grad_errs.append(_rel((theta.grad.double() - th.grad).abs().max(), th.grad.abs().max()))
+        losses.append(_rel(abs(float(loss) - float(ref_l)), abs(float(ref_l))))
         optim.step()
     pm.eval()
     before = _weights(pm)
     with torch.no_grad():
         out = pm(x)
-        out_ref_err = float((out - _reference_out(lambda: MLP().double(), _lora_mats(pm), x)).abs().max())
+        base = MLP().double()(x)
+        effect = (out - base).abs().max()
+        out_ref_err = _rel((out - _reference_out(lambda: MLP().double(), _lora_mats(pm), x)).abs().max(), effect)
         with pm.disable_adapter():
             disabled = pm(x)
-        base = MLP().double()(x)
         pm.merge_adapter()
-        merged_err = float((pm(x) - out).abs().max())
+        merged_err = _rel((pm(x) - out).abs().max(), effect)
         pm.unmerge_adapter()
         unmerge_restores = _max_weight_diff(pm, before)
     unloaded = pm.merge_and_unload()
     with torch.no_grad():
-        unload_err = float((unloaded(x) - out).abs().max())
+        unload_err = _rel((unloaded(x) - out).abs().max(), effect)
     return {"grad_err": max(grad_errs), "loss_err": max(losses), "out_ref_err": out_ref_err,
             "disabled_err": float((disabled - base).abs().max()), "merged_err": merged_err,
             "unmerge_restores": unmerge_restores, "unload_err": unload_err}
@@ -691,7 +704,8 @@ def unilora_save_load(save_indices):
             "n_frozen": n_frozen, "n_trainable": n_trainable}
 
 
-@case(rtol=1e-12, atol=1e-12, outputs={k: {"compare": "none"} for k in ("isometry_err", "column_value_err")})
+@case(rtol=1e-12, atol=1e-12, outputs={**{k: {"compare": "none"} for k in ("isometry_err", "column_value_err")},
+                                      **{k: _F32 for k in ("out_err", "merged_err", "unload_err")}})
 def unilora_conv1d():
     """GPT-2 style Conv1D layers (weight in_features x out_features): the update is transposed."""
     x = _x((4, 6), 26)
@@ -702,20 +716,22 @@ def unilora_conv1d():
     with torch.no_grad():
         out = pm(x)
         ref = _reference_out(lambda: GPT2Like().double(), _lora_mats(pm), x, fan_in_fan_out=True)
+        effect = (ref - GPT2Like().double()(x)).abs().max()
         before = _weights(pm)
         pm.merge_adapter()
-        merged_err = float((pm(x) - out).abs().max())
+        merged_err = _rel((pm(x) - out).abs().max(), effect)
         pm.unmerge_adapter()
     restores = _max_weight_diff(pm, before)
     unloaded = pm.merge_and_unload()
     with torch.no_grad():
-        unload_err = float((unloaded(x) - out).abs().max())
+        unload_err = _rel((unloaded(x) - out).abs().max(), effect)
     types = [type(m).__name__ for m in (unloaded.c_fc, unloaded.c_proj)]
-    return {**_projection_facts(P, 10), "out_err": float((out - ref).abs().max()), "merged_err": merged_err,
+    return {**_projection_facts(P, 10), "out_err": _rel((out - ref).abs().max(), effect), "merged_err": merged_err,
             "unmerge_restores": restores, "unload_err": unload_err, "unloaded_types": types}
 
 
-@case(rtol=1e-12, atol=1e-12, outputs={k: {"compare": "none"} for k in ("b_isometry_err", "b_column_value_err")})
+@case(rtol=1e-12, atol=1e-12, outputs={**{k: {"compare": "none"} for k in ("b_isometry_err", "b_column_value_err")},
+                                      "b_err": _F32})
 def unilora_adapters():
     """A second adapter: its own vector and projection (P over its own layers), not trainable when added;
     set_adapter switches trainability; the first adapter's output is untouched; delete."""
@@ -735,8 +751,10 @@ def unilora_adapters():
         pm.set_adapter("a")
         out_a2 = pm(x)
     pm.delete_adapter("b")
+    with torch.no_grad():
+        b_err = _rel((out_b - ref_b).abs().max(), (ref_b - MLP().double()(x)).abs().max())
     return {**{f"b_{k}": v for k, v in _projection_facts(Pb, 10).items()}, "n_after_add": n_after_add,
-            "n_b": n_b, "b_err": float((out_b - ref_b).abs().max()), "a_unchanged": float((out_a2 - out_a).abs().max()),
+            "n_b": n_b, "b_err": b_err, "a_unchanged": float((out_a2 - out_a).abs().max()),
             "remaining": sorted(pm.peft_config)}
 
 
@@ -746,7 +764,10 @@ def unilora_config_validation():
     bad = {
         "r0": dict(r=0), "d0": dict(theta_d_length=0), "dropout": dict(unilora_dropout=1.5),
         "bound0": dict(init_theta_d_bound=0.0), "bound_neg": dict(init_theta_d_bound=-0.1),
-        "bias": dict(bias="lora_only"),
+        # a value neither the bias docstring nor the visible base class (`_mark_only_adapters_as_trainable` takes
+        # 'none', 'all' and any '*_only') accepts: 'lora_only' is refused by the release's config only, while the
+        # base class makes it behave like 'unilora_only'
+        "bias": dict(bias="trainable"),
     }
     errors = {k: _refused(lambda kw=kw: UniLoraConfig(target_modules=ALL, **kw)) for k, kw in bad.items()}
     errors["layers_pattern_with_str"] = _refused(lambda: UniLoraConfig(target_modules=".*lin.*",
