@@ -94,7 +94,7 @@ FakeOpt = Annotated[Path | None, typer.Option(exists=True, dir_okay=False, help=
 StepsOpt = Annotated[int | None, typer.Option(min=1, help="Agent budget: steps (model calls); default: each "
                                               "task's budget (its split's: lite/main 30, upstream 50).")]
 TotalTokOpt = Annotated[int | None, typer.Option(min=1, help="Agent budget: input + output tokens over an episode; "
-                                                 "default: each task's budget (lite/main 400k, upstream 1.5M).")]
+                                                 "default: each task's budget (lite/main 400k, upstream 1.25M).")]
 WallOpt = Annotated[float | None, typer.Option(min=1.0, help="Agent budget: wall seconds of an episode; default: "
                                                "each task's budget (lite/main 1800, upstream 2700).")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")]

@@ -32,13 +32,10 @@ def quiet_litellm() -> ModuleType:
     return litellm
 
 
-def missing_credentials(name: str, settings: ModelSettings | None = None) -> list[str]:
+def missing_credentials(name: str) -> list[str]:
     """The environment variables a provider needs and that are not set (litellm's own check), e.g.
-    ['OPENAI_API_KEY'] for `openai/gpt-4o`. A local server (`api_base`) or a key in the settings needs none; a
-    name litellm cannot place is not judged here (the request itself then says what is wrong)."""
-    settings = settings or ModelSettings()
-    if settings.api_base or settings.extra.get("api_key"):
-        return []
+    ['OPENAI_API_KEY'] for `openai/gpt-4o`; a name litellm cannot place is not judged here (the request itself then
+    says what is wrong). A local server or a key in the settings needs none: the callers decide that."""
     try:
         found = quiet_litellm().validate_environment(model=name)
     except Exception:

@@ -43,7 +43,7 @@ def _missing_keys(name: str, settings: ModelSettings | None) -> list[str]:
         return [] if os.environ.get(key) else [key]
     from lmrbench.models.litellm_model import missing_credentials
 
-    return missing_credentials(name, settings)
+    return missing_credentials(name)
 
 
 def get_model(name: str, settings: ModelSettings | None = None, fake_script: Path | None = None,
