@@ -30,6 +30,7 @@ def _matches(got, want, tol):
 
 def _one_of(got, alts, tol, what):
     alts = np.atleast_2d(np.asarray(alts, dtype=np.float64))
+    got = np.atleast_1d(np.asarray(got, dtype=np.float64))
     ok = [i for i in range(alts.shape[0]) if _matches(got, alts[i], tol)]
     expect(ok, f"{what}: {np.asarray(got)} matches none of the readings {alts.tolist()}")
     return ok
