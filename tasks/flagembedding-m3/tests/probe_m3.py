@@ -182,7 +182,7 @@ def encode(p):
         model = AutoModel.from_pretrained(st["d"]).float().eval()
         full = []
         for s in SENTS:
-            f = tok([s], return_tensors="pt", truncation=True, max_length=512)
+            f = tok([s], return_tensors="pt", truncation=True, max_length=6)
             h, w, cv = _plain(model, st["colbert"], st["sparse"], f)
             full.append(F.normalize(cv[0], dim=-1).double().numpy())
         out["colbert_full"] = full
@@ -206,8 +206,8 @@ def pure_scores():
             "colbert": float(col), "colbert_rev": float(e.colbert_score(pv, qv))}
 
 
-PAIRS = [("the cat", "a big red house"), ("dog ran in the park", "the dog ran fast"),
-         ("sky", "bird sky river")]
+PAIRS = [("the cat the", "a big red house the cat"), ("dog ran in the park", "the dog ran fast the dog"),
+         ("sky sky bird", "bird sky river bird")]
 
 
 @case(params=[None, [0.4, 0.2, 0.4]], ids=["default_weights", "weights"],
@@ -244,9 +244,9 @@ def compute_score(weights):
 
 # ---------------------------------------------------------------- training forward
 
-TRAIN_Q = ["the cat", "dog ran in the park"]
-TRAIN_P = ["a big red house", "the cat sat down", "dog ran in park", "blue sky old tree", "the cat is here",
-           "green stone river"]
+TRAIN_Q = ["the cat the", "dog ran in the park dog"]
+TRAIN_P = ["the cat sat the cat", "a big red house tree", "dog ran in the park", "blue sky old tree sky",
+           "new cat on the mat", "green stone river stone old"]
 
 
 def _train_model(st, **kw):
