@@ -50,14 +50,20 @@ def encode_colbert(out, ref):
     _colbert(out, F32, "encode")
 
 
+@check("encode[*]")
+def encode_string(out, ref):
+    close(out["string_dense"], ref["string_dense"], what="dense vector of a single string", **F32)
+
+
 @check("compute_score[*]")
 def compute_score(out, ref):
     d, s, c = (np.asarray(out[k], dtype=np.float64) for k in ("dense", "sparse", "colbert"))
     _one_of(s, out["alt_sparse"], F32, "lexical scores")
     _one_of(c, out["alt_colbert"], F32, "multi-vector scores")
     weights_sets = [[0.4, 0.2, 0.4]] if _has_weights(out, ref) else [[1.0, 1.0, 1.0], [1.0, 0.3, 1.0]]
-    sd, csd = np.asarray(out["sparse+dense"], dtype=np.float64), np.asarray(out["colbert+sparse+dense"],
-                                                                            dtype=np.float64)
+    d, s, c = (np.atleast_1d(x) for x in (d, s, c))
+    sd = np.atleast_1d(np.asarray(out["sparse+dense"], dtype=np.float64))
+    csd = np.atleast_1d(np.asarray(out["colbert+sparse+dense"], dtype=np.float64))
     ok = False
     for w in weights_sets:
         pair_sum = w[0] * d + w[1] * s

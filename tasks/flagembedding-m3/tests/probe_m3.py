@@ -177,6 +177,16 @@ def encode(p):
     c = e.encode_corpus(SENTS[:3], return_dense=True, return_sparse=False, return_colbert_vecs=False)
     out["queries_dense"] = np.asarray(q["dense_vecs"], dtype=np.float64)
     out["corpus_dense"] = np.asarray(c["dense_vecs"], dtype=np.float64)
+    # defaults taken from the constructor (return_sparse=True, no colbert), a single string, truncate_dim
+    e2 = _embedder(st["d"], pooling_method=pooling, normalize_embeddings=normalize, batch_size=4,
+                   return_sparse=True, truncate_dim=None if normalize else 5)
+    for name, fn in (("q", e2.encode_queries), ("c", e2.encode_corpus), ("e", e2.encode)):
+        r = fn(SENTS[:3])
+        out[f"defaults_{name}_dense"] = np.asarray(r["dense_vecs"], dtype=np.float64)
+        out[f"defaults_{name}_lex"] = np.stack([_lex_dict_to_vec(tok, lw) for lw in r["lexical_weights"]])
+        out[f"defaults_{name}_no_colbert"] = r.get("colbert_vecs") is None
+    one = e.encode(SENTS[2], return_dense=True, return_sparse=False, return_colbert_vecs=False)
+    out["string_dense"] = np.asarray(one["dense_vecs"], dtype=np.float64).reshape(-1)
     if normalize:
         out["colbert"] = [np.asarray(v, dtype=np.float64) for v in res["colbert_vecs"]]
         model = AutoModel.from_pretrained(st["d"]).float().eval()
@@ -210,22 +220,24 @@ PAIRS = [("the cat the", "a big red house the cat"), ("dog ran in the park", "th
          ("sky sky bird", "bird sky river bird")]
 
 
-@case(params=[None, [0.4, 0.2, 0.4]], ids=["default_weights", "weights"],
+@case(params=[(None, 3), ([0.4, 0.2, 0.4], 3), (None, 1)], ids=["default_weights", "weights", "one_pair"],
       outputs={"sparse": {"compare": "none"}, "colbert": {"compare": "none"}, "sparse+dense": {"compare": "none"},
                "colbert+sparse+dense": {"compare": "none"}, "alt_*": {"compare": "none"}},
       rtol=1e-4, atol=1e-6)
-def compute_score(weights):
+def compute_score(p):
+    weights, n = p
+    pairs = PAIRS[:n]
     st = _setup()
     tok = st["tok"]
     e = _embedder(st["d"], batch_size=2)
-    res = e.compute_score(PAIRS, weights_for_different_modes=weights)
+    res = e.compute_score(pairs, weights_for_different_modes=weights)
     out = {k: np.asarray(res[k], dtype=np.float64) for k in
            ("dense", "sparse", "colbert", "sparse+dense", "colbert+sparse+dense")}
     model = AutoModel.from_pretrained(st["d"]).float().eval()
     sparse_alts = {i: [] for i in range(8)}
     col_alts = {0: [], 1: []}
-    for start in range(0, len(PAIRS), 2):
-        batch = PAIRS[start:start + 2]
+    for start in range(0, len(pairs), 2):
+        batch = pairs[start:start + 2]
         fq = tok([x[0] for x in batch], padding=True, return_tensors="pt")
         fp = tok([x[1] for x in batch], padding=True, return_tensors="pt")
         hq, wq, cq = _plain(model, st["colbert"], st["sparse"], fq)
@@ -302,6 +314,7 @@ TRAIN_CONFIGS = {
     # B, G, tau, self_distill, sub_batch, teacher, list_passages
     "inbatch_tau05": (2, 2, 0.5, False, -1, None, False),
     "inbatch_list_passages": (2, 2, 0.5, False, 3, None, True),
+    "inbatch_list_queries": (2, 2, 0.5, False, -1, None, "queries"),
     "selfdistill_tau1": (1, 3, 1.0, True, -1, None, False),
     "selfdistill_tau05_subbatch": (1, 3, 0.5, True, 2, None, False),
     "selfdistill_b2": (2, 3, 1.0, True, -1, None, False),
@@ -315,14 +328,16 @@ def train_loss(cfg):
     st = _setup()
     tok = st["tok"]
     m, base, colbert, sparse = _train_model(st, temperature=tau, use_self_distill=sd, sub_batch_size=sub)
-    qs = TRAIN_Q[:B]
+    qs = TRAIN_Q[:B] if list_p != "queries" else ["the cat the", "dog ran in"]
     ps = TRAIN_P[:B * G]
     fq = tok(qs, padding=True, return_tensors="pt")
     fp = tok(ps, padding="max_length", max_length=7, return_tensors="pt")
-    passages = fp
-    if list_p:
+    passages, queries = fp, fq
+    if list_p is True:
         passages = [{k: v[i:i + 1] for k, v in fp.items()} for i in range(len(ps))]
-    out = m(fq, passages, teacher_scores=teacher)
+    elif list_p == "queries":
+        queries = [{k: v[i:i + 1] for k, v in fq.items()} for i in range(len(qs))]
+    out = m(queries, passages, teacher_scores=teacher)
     loss = out.loss
     loss.backward()
     grad = float(sum(p.grad.abs().sum() for p in m.parameters() if p.grad is not None))
