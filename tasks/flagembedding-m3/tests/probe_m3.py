@@ -193,7 +193,7 @@ def encode(p):
         full = []
         for s in SENTS:
             f = tok([s], return_tensors="pt", truncation=True, max_length=6)
-            h, w, cv = _plain(model, st["colbert"], st["sparse"], f)
+            _h, _w, cv = _plain(model, st["colbert"], st["sparse"], f)
             full.append(F.normalize(cv[0], dim=-1).double().numpy())
         out["colbert_full"] = full
     return out
@@ -240,8 +240,8 @@ def compute_score(p):
         batch = pairs[start:start + 2]
         fq = tok([x[0] for x in batch], padding=True, return_tensors="pt")
         fp = tok([x[1] for x in batch], padding=True, return_tensors="pt")
-        hq, wq, cq = _plain(model, st["colbert"], st["sparse"], fq)
-        hp, wp, cp = _plain(model, st["colbert"], st["sparse"], fp)
+        _hq, wq, cq = _plain(model, st["colbert"], st["sparse"], fq)
+        _hp, wp, cp = _plain(model, st["colbert"], st["sparse"], fp)
         for i, excl in enumerate(_special_sets(tok)):
             lq = _lex_vectors(fq["input_ids"], wq, excl)
             lp = _lex_vectors(fp["input_ids"], wp, excl)
