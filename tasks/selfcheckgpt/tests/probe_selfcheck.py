@@ -73,9 +73,11 @@ _STATE: dict = {}
 
 
 def _nlp():
-    nlp = spacy.blank("en")
-    nlp.add_pipe("sentencizer")
-    return nlp
+    if "nlp" not in _STATE:
+        nlp = spacy.blank("en")
+        nlp.add_pipe("sentencizer")
+        _STATE["nlp"] = nlp
+    return _STATE["nlp"]
 
 
 def _sentences(text):
@@ -216,7 +218,7 @@ def ngram_unigram(i):
     return {"text": i, **_ngram_out(pred)}
 
 
-@case(params=[(i, n) for i in range(len(TEXTS)) for n in (2, 3)],
+@case(params=[(0, 2), (1, 2), (2, 2), (1, 3)],
       outputs={"sent_*": {"compare": "none"}, "doc_*": {"compare": "none"}})
 def ngram_higher_order(params):
     i, n = params
@@ -327,20 +329,23 @@ def answer_distribution_distances(seed):
 
 
 def _bertscore_pairs(sentences, samples, rescale):
-    """Precision, recall and F1 of every (sentence, sample sentence) pair, per sample (the probe's own calls)."""
+    """Precision, recall and F1 of every (sentence, sample sentence) pair: the best per sample (one call of its own)."""
+    per_sample = [[s for s in _sentences(x) if len(_nlp()(s)) > 3] for x in samples]
+    cands = [c for sample_sents in per_sample for _ in sentences for c in sample_sents]
+    refs = [r for sample_sents in per_sample for r in sentences for _ in sample_sents]
+    p, r, f = bert_score.score(cands, refs, lang="en", verbose=False, rescale_with_baseline=rescale)
     out: dict = {}
-    for sample in samples:
-        sample_sents = [s for s in _sentences(sample) if len(_nlp()(s)) > 3]
-        cands = [c for _ in sentences for c in sample_sents]
-        refs = [r for r in sentences for _ in sample_sents]
-        p, r, f = bert_score.score(cands, refs, lang="en", verbose=False, rescale_with_baseline=rescale)
-        shape = (len(sentences), len(sample_sents))
+    start = 0
+    for sample_sents in per_sample:
+        size = len(sentences) * len(sample_sents)
         for name, x in (("P", p), ("R", r), ("F", f)):
-            out.setdefault(name, []).append(_f(x.reshape(shape).max(dim=1).values))
+            block = x[start:start + size].reshape(len(sentences), len(sample_sents))
+            out.setdefault(name, []).append(_f(block.max(dim=1).values))
+        start += size
     return {f"best_{k}": np.stack(v) for k, v in out.items()}
 
 
-@case(params=[(i, rescale) for i in (0, 2) for rescale in (True, False)], outputs={"scores": {"compare": "none"}})
+@case(params=[(2, True), (0, False)], outputs={"scores": {"compare": "none"}})
 def bertscore_variant(params):
     i, rescale = params
     t = TEXTS[i]
@@ -356,7 +361,7 @@ def bertscore_variant(params):
 # NLI variant
 
 
-@case(params=range(len(TEXTS)), outputs={"scores": {"compare": "none"}})
+@case(params=[0, 2], outputs={"scores": {"compare": "none"}})
 def nli_variant(i):
     t = TEXTS[i]
     sentences = _sentences(t["passage"])
