@@ -64,7 +64,8 @@ def _linears(module):
 
 def _find_backbone(pm, base_inner):
     found = [m for m in pm.modules() if type(m) is type(base_inner) and m is not base_inner]
-    assert len(found) >= 1, "no shadow backbone of the base backbone's class"
+    if not found:
+        raise RuntimeError("no shadow backbone of the base backbone's class")
     return found
 
 
@@ -239,7 +240,8 @@ def _setup(kw, layers=3, seed=5, base_kw=None, adapter="default", pm=None):
     proj = None
     if sh != D:
         cands = _projection(pm, bb, sh)
-        assert len(cands) == 1, f"{len(cands)} projection candidates"
+        if len(cands) != 1:
+            raise RuntimeError(f"{len(cands)} projection candidates")
         proj = cands[0]
         with torch.no_grad():
             proj.weight.copy_(_vals(proj.weight.shape, g))
@@ -421,7 +423,8 @@ def two_adapters():
     blocks_b, g = _assign(pm, "other", seed=11)
     backbones = _find_backbone(pm, _inner(pm))
     bb_b = [b for b in backbones if b is not bb_a]
-    assert len(bb_b) == 1
+    if len(bb_b) != 1:
+        raise RuntimeError(f"{len(bb_b)} backbones for the second adapter")
     _assign_backbone(bb_b[0], g)
     with torch.no_grad():
         out_b = pm(input_ids=ids).logits
