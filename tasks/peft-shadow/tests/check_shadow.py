@@ -76,3 +76,19 @@ def detached_shadow(out, ref):
 @check("seq_cls_aux_loss")
 def seq_cls_aux_loss(out, ref):
     close(out["loss"], out["ref_loss"], rtol=1e-6, atol=1e-8, what="classification: pooled last non-pad s^(0)")
+
+
+@check("gpt2_equations")
+def gpt2_equations(out, ref):
+    close(out["zero"], out["base"], rtol=1e-12, atol=1e-12, what="GPT-2: W_up = 0 gives the base model")
+    close(out["out"], out["ref"], rtol=1e-9, atol=1e-11, what="GPT-2: logits = Eq. 1-7")
+
+
+@check("generate_cache")
+def generate_cache(out, ref):
+    expect(bool(out["same_tokens"]), "generate with cache = without cache (adapted model, paper 7)")
+    expect(float(out["score_diff"]) < 1e-9, "cached scores = uncached scores (adapted model)")
+    expect(bool(out["det_same_tokens"]), "detached model: generate with cache = without cache")
+    expect(float(out["det_score_diff"]) < 1e-9, "detached model: cached scores = uncached scores")
+    # generate() hands the scores over in float32
+    expect(float(out["det_first_diff"]) < 1e-5, "detached model's first step = lm_head(P(B(x))) (paper 6)")

@@ -13,7 +13,6 @@ s^(0) = P(B(E x)) computed from the shadow backbone (Eq. 1)."""
 
 from __future__ import annotations
 
-import copy
 import tempfile
 import warnings
 
@@ -23,7 +22,7 @@ from lmrbench_probe import case
 from peft import PeftModel, ShadowConfig, get_peft_model
 from peft.tuners.tuners_utils import BaseTunerLayer
 from torch import nn
-from transformers import LlamaConfig, LlamaForCausalLM, LlamaForSequenceClassification, LlamaModel
+from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, LlamaForSequenceClassification
 
 warnings.filterwarnings("ignore")
 torch.set_default_dtype(torch.float64)
@@ -71,7 +70,7 @@ def _find_backbone(pm, base_inner):
 
 def _inner(pm):
     model = pm.get_base_model()
-    return model.model
+    return model.transformer if hasattr(model, "transformer") else model.model
 
 
 def _projection(pm, backbone, sh):
@@ -133,7 +132,7 @@ def _gelu_mlp(lins, x):
 
 def _reference_logits(ref_model, blocks, s0, ids, alpha, attention_mask=None, which=None):
     """Base model copy with hooks applying Eq. 2-7 on the adapted blocks (given by `which`, contiguous)."""
-    layers = ref_model.model.layers
+    layers = ref_model.transformer.h if hasattr(ref_model, "transformer") else ref_model.model.layers
     which = list(range(len(layers))) if which is None else which
     state = {"s": s0}
     handles = []
@@ -210,7 +209,7 @@ def zero_init(kw):
     base_trainable = sum(p.numel() for n, p in pm.get_base_model().named_parameters()
                          if p.requires_grad and "shadow" not in n)
     layers = _shadow_layers(pm)
-    up_norm = torch.stack([l.shadow_up["default"].weight.abs().max() for l in layers]).max()
+    up_norm = torch.stack([sl.shadow_up["default"].weight.abs().max() for sl in layers]).max()
     backbones = _find_backbone(pm, _inner(pm))
     bb = backbones[0]
     cfg = bb.config
@@ -312,7 +311,7 @@ def train_steps():
     recomputed from the trained values, base parameters unchanged, grads reach every shadow part."""
     ids = _ids((2, 6), 6)
     kw = dict(r=3, shadow_alpha=0.5, auxiliary_loss_weight=0.2)
-    pm, blocks, bb, proj = _setup(kw)
+    pm, _blocks, bb, proj = _setup(kw)
     base_before = {n: p.detach().clone() for n, p in pm.get_base_model().named_parameters() if "shadow" not in n}
     pm.train()
     params = [p for p in pm.parameters() if p.requires_grad]
@@ -334,8 +333,8 @@ def train_steps():
     for layer in _shadow_layers(pm):
         down, up, t, g = _block_parts(layer, "default")
         blocks2.append({"down": down.weight.detach(), "up": up.weight.detach(),
-                        "t": [(l.weight.detach(), l.bias.detach()) for l in t],
-                        "g": [(l.weight.detach(), l.bias.detach()) for l in g]})
+                        "t": [(lin.weight.detach(), lin.bias.detach()) for lin in t],
+                        "g": [(lin.weight.detach(), lin.bias.detach()) for lin in g]})
     with torch.no_grad():
         out = pm(input_ids=ids).logits
     s0 = _s0(pm, bb, proj, ids)
@@ -348,7 +347,7 @@ def train_steps():
 def disable_and_refusals():
     """disable_adapter gives the base model; merging is refused; unload gives the plain base model back."""
     ids = _ids((2, 5), 7)
-    pm, blocks, bb, proj = _setup(dict(r=3, shadow_alpha=0.5))
+    pm, _blocks, _bb, _proj = _setup(dict(r=3, shadow_alpha=0.5))
     with torch.no_grad():
         base = _base()(input_ids=ids).logits
         out = pm(input_ids=ids).logits
@@ -401,7 +400,7 @@ def save_load():
     """save_pretrained / PeftModel.from_pretrained on a fresh base gives the same logits (and the same loss)."""
     ids = _ids((2, 6), 8)
     kw = dict(r=3, shadow_alpha=0.4, shadow_hidden_size=8, shadow_num_attention_heads=2, shadow_intermediate_size=12)
-    pm, blocks, bb, proj = _setup(kw)
+    pm, _blocks, _bb, _proj = _setup(kw)
     with torch.no_grad():
         out = pm(input_ids=ids, labels=ids)
     with tempfile.TemporaryDirectory() as tmp:
@@ -449,7 +448,7 @@ def cached_decoding():
     """Incremental decoding: prefix with use_cache, then two given tokens with the returned cache = the logits of
     the full sequence at those positions (both the base and the shadow backbone advance from their own past)."""
     ids = _ids((2, 7), 10)
-    pm, blocks, bb, proj = _setup(dict(r=3, shadow_alpha=0.6))
+    pm, _blocks, _bb, _proj = _setup(dict(r=3, shadow_alpha=0.6))
     with torch.no_grad():
         full = pm(input_ids=ids, use_cache=False).logits
         step = pm(input_ids=ids[:, :5], use_cache=True)
@@ -464,7 +463,7 @@ def detached_shadow():
     """unload_shadow: a standalone model computing lm_head(P(B(x))); copy=True is independent and complete."""
     ids = _ids((2, 6), 12)
     kw = dict(r=3, shadow_alpha=0.5)
-    pm, blocks, bb, proj = _setup(kw)
+    pm, _blocks, bb, proj = _setup(kw)
     s0 = _s0(pm, bb, proj, ids)
     with torch.no_grad():
         ref = pm.get_base_model().lm_head(s0)
@@ -500,7 +499,7 @@ def seq_cls_aux_loss():
                         ShadowConfig(r=3, shadow_alpha=0.5, shadow_dropout=0.0, task_type="SEQ_CLS",
                                      auxiliary_loss_weight=0.25))
     pm.eval()
-    blocks, g = _assign(pm, "default", 15)
+    _blocks, g = _assign(pm, "default", 15)
     bb = _find_backbone(pm, pm.get_base_model().model)[-1]
     _assign_backbone(bb, g)
     with torch.no_grad():
@@ -517,3 +516,55 @@ def seq_cls_aux_loss():
         task_loss = F.cross_entropy(task_logits, labels)
     return {"loss": out.loss, "ref_loss": task_loss + 0.25 * shadow_loss, "logits": out.logits,
             "logits_no_labels": no_aux.logits}
+
+
+def _gpt2(seed=0):
+    torch.manual_seed(seed)
+    cfg = GPT2Config(vocab_size=V, n_embd=D, n_layer=3, n_head=2, n_positions=32, resid_pdrop=0.0, embd_pdrop=0.0,
+                     attn_pdrop=0.0, tie_word_embeddings=False, bos_token_id=1, eos_token_id=2)
+    cfg._attn_implementation = "eager"
+    return GPT2LMHeadModel(cfg).eval()
+
+
+@case(rtol=1e-9, atol=1e-11)
+def gpt2_equations():
+    """A GPT-2 decoder (blocks in `transformer.h`, widths in `n_embd`/`n_layer`): every block adapted by default,
+    a one-layer GPT-2 mirror backbone fed with the base token embeddings; logits = the hook reference."""
+    ids = _ids((2, 6), 16)
+    pm = get_peft_model(_gpt2(), _shadow(r=3, shadow_alpha=0.5))
+    pm.eval()
+    with torch.no_grad():
+        zero = pm(input_ids=ids).logits
+        base = _gpt2()(input_ids=ids).logits
+    blocks, g = _assign(pm, "default", 17)
+    bb = _find_backbone(pm, _inner(pm))[-1]
+    _assign_backbone(bb, g)
+    with torch.no_grad():
+        out = pm(input_ids=ids).logits
+        emb = pm.get_base_model().transformer.wte(ids)
+        s0 = bb(inputs_embeds=emb, use_cache=False).last_hidden_state
+    ref = _reference_logits(_gpt2(), blocks, s0, ids, 0.5)
+    return {"zero": zero, "base": base, "out": out, "ref": ref, "n_shadow_layers": len(_shadow_layers(pm)),
+            "bb_layers": int(bb.config.n_layer)}
+
+
+@case(compare="none")
+def generate_cache():
+    """generate() with and without the cache gives the same tokens and scores, for the adapted model and for the
+    detached shadow model (paper 6-7); the first detached score = lm_head(P(B(x))) at the last prompt position."""
+    ids = _ids((2, 4), 18)
+    pm, _blocks, bb, proj = _setup(dict(r=3, shadow_alpha=0.6))
+    kw = dict(max_new_tokens=4, do_sample=False, output_scores=True, return_dict_in_generate=True, pad_token_id=0)
+    with torch.no_grad():
+        a = pm.generate(input_ids=ids, use_cache=True, **kw)
+        b = pm.generate(input_ids=ids, use_cache=False, **kw)
+        det = pm.unload_shadow(copy=True)
+        c = det.generate(input_ids=ids, use_cache=True, **kw)
+        d = det.generate(input_ids=ids, use_cache=False, **kw)
+        s0 = _s0(pm, bb, proj, ids)
+        first = pm.get_base_model().lm_head(s0)[:, -1]
+    return {"same_tokens": bool(torch.equal(a.sequences, b.sequences)),
+            "score_diff": max(float((x - y).abs().max()) for x, y in zip(a.scores, b.scores, strict=True)),
+            "det_same_tokens": bool(torch.equal(c.sequences, d.sequences)),
+            "det_score_diff": max(float((x - y).abs().max()) for x, y in zip(c.scores, d.scores, strict=True)),
+            "det_first_diff": float((c.scores[0].double() - first).abs().max())}
