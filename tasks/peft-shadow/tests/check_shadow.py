@@ -92,3 +92,18 @@ def generate_cache(out, ref):
     expect(float(out["det_score_diff"]) < 1e-9, "detached model: cached scores = uncached scores")
     # generate() hands the scores over in float32
     expect(float(out["det_first_diff"]) < 1e-5, "detached model's first step = lm_head(P(B(x))) (paper 6)")
+
+
+@check("api_paths")
+def api_paths(out, ref):
+    close(out["pos_out"], out["kw_out"], rtol=1e-12, atol=1e-12, what="positional input_ids = keyword input_ids")
+    expect(int(out["n_after_add"]) == int(out["n_before"]), "an added, inactive adapter is not trainable")
+    expect(bool(out["beam_same_tokens"]), "beam search with cache = without cache (paper 7)")
+    expect(float(out["beam_score_diff"]) < 1e-6, "beam scores with cache = without cache")
+    expect(bool(out["detached_embeddings_shared"]), "detached model reads the base input embeddings (paper 2, 6)")
+
+
+@check("seq_cls_kinds[*]")
+def seq_cls_kinds(out, ref):
+    close(out["loss"], out["ref_loss"], rtol=1e-6, atol=1e-8, what="classification auxiliary loss (paper 5)")
+    close(out["det_logits"], out["det_ref"], rtol=1e-9, atol=1e-11, what="detached classifier = head(s^(0)[last])")

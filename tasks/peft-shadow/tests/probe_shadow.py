@@ -568,3 +568,73 @@ def generate_cache():
             "det_same_tokens": bool(torch.equal(c.sequences, d.sequences)),
             "det_score_diff": max(float((x - y).abs().max()) for x, y in zip(c.scores, d.scores, strict=True)),
             "det_first_diff": float((c.scores[0].double() - first).abs().max())}
+
+
+@case(rtol=1e-9, atol=1e-11)
+def api_paths():
+    """Positional input_ids; a second adapter stays frozen until activated; beam search with and without the
+    cache; the detached model's input embeddings are the base model's (shared at equal width)."""
+    ids = _ids((2, 5), 19)
+    pm, _blocks, _bb, _proj = _setup(dict(r=3, shadow_alpha=0.6))
+    with torch.no_grad():
+        kw_out = pm(input_ids=ids).logits
+        pos_out = pm(ids).logits
+    n_before = _n_trainable(pm)
+    pm.add_adapter("other", _shadow(r=2))
+    n_after_add = _n_trainable(pm)
+    pm.delete_adapter("other")
+    kw = dict(max_new_tokens=3, do_sample=False, num_beams=2, output_scores=True, return_dict_in_generate=True,
+              pad_token_id=0)
+    with torch.no_grad():
+        a = pm.generate(input_ids=ids, use_cache=True, **kw)
+        b = pm.generate(input_ids=ids, use_cache=False, **kw)
+    det = pm.unload_shadow()
+    base_emb = pm.get_base_model().get_input_embeddings()
+    emb_same = det.get_input_embeddings().weight.data_ptr() == base_emb.weight.data_ptr()
+    return {"kw_out": kw_out, "pos_out": pos_out, "n_before": n_before, "n_after_add": n_after_add,
+            "beam_same_tokens": bool(torch.equal(a.sequences, b.sequences)),
+            "beam_score_diff": max(float((x - y).abs().max()) for x, y in zip(a.scores, b.scores, strict=True)),
+            "detached_embeddings_shared": emb_same}
+
+
+CLS = [("regression", 1), ("multilabel", 3), ("single_nomask", 3)]
+
+
+@case(params=CLS, ids=[c[0] for c in CLS], rtol=1e-9, atol=1e-11, outputs={"*loss": {"rtol": 2e-6, "atol": 1e-8}})
+def seq_cls_kinds(p):
+    """Classification auxiliary loss for one label (MSE), float multi-label targets (BCE with logits) and integer
+    labels without an attention mask (last position); the detached classifier pools the same token."""
+    kind, n = p
+    ids = _ids((3, 6), 20)
+    pm = get_peft_model(_base(3, cls=LlamaForSequenceClassification, num_labels=n),
+                        ShadowConfig(r=3, shadow_alpha=0.5, shadow_dropout=0.0, task_type="SEQ_CLS",
+                                     auxiliary_loss_weight=0.5))
+    pm.eval()
+    _blocks, g = _assign(pm, "default", 21)
+    bb = _find_backbone(pm, pm.get_base_model().model)[-1]
+    _assign_backbone(bb, g)
+    gl = torch.Generator().manual_seed(22)
+    if kind == "regression":
+        labels = torch.randn(3, generator=gl)
+    elif kind == "multilabel":
+        labels = (torch.rand(3, n, generator=gl) > 0.5).double()
+    else:
+        labels = torch.tensor([2, 0, 1])
+    with torch.no_grad():
+        out = pm(input_ids=ids, labels=labels)
+        s0 = _s0(pm, bb, None, ids)
+        score = pm.get_base_model().score
+        w = score.original_module.weight if hasattr(score, "original_module") else score.weight
+        logits_s = F.linear(s0[:, -1], w)
+        if kind == "regression":
+            shadow = F.mse_loss(logits_s.squeeze(-1), labels)
+            task = F.mse_loss(out.logits.squeeze(-1), labels)
+        elif kind == "multilabel":
+            shadow = F.binary_cross_entropy_with_logits(logits_s, labels)
+            task = F.binary_cross_entropy_with_logits(out.logits, labels)
+        else:
+            shadow = F.cross_entropy(logits_s, labels)
+            task = F.cross_entropy(out.logits, labels)
+        det = pm.unload_shadow(copy=True)
+        det_logits = det(input_ids=ids).logits
+    return {"loss": out.loss, "ref_loss": task + 0.5 * shadow, "det_logits": det_logits, "det_ref": logits_s}
