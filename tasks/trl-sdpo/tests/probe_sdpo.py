@@ -184,12 +184,13 @@ def teacher(name):
 
 
 # --- the blend with the group-relative policy loss (paper.md section 5) ---------------------------------------
-# The advantages divide by the group's standard deviation plus a small constant (1e-4 in the GRPO trainer the
-# package shows); the tolerance accepts any constant up to about 1e-4.
+# Rewards are centred on the group mean and not scaled (`scale_rewards="none"`: which standard deviation, the
+# sample's or the population's, is a convention). The release still divides by 1 + 1e-4 (the GRPO trainer's
+# constant); the tolerance accepts any small constant up to about 1e-4.
 
 BLEND_RUNS = {
     "half": dict(distillation_weight=0.5),
-    "quarter": dict(distillation_weight=0.25, scale_rewards="none"),
+    "quarter": dict(distillation_weight=0.25),
     "policy_only": dict(distillation_weight=0.0),
 }
 
@@ -197,10 +198,12 @@ BLEND_RUNS = {
 @case(params=list(BLEND_RUNS), ids=list(BLEND_RUNS), rtol=1e-3, atol=1e-7,
       outputs={"update_dir": {"compare": "none"}})
 def blend(name):
-    return run(train_steps=1, distillation_mode="full_logits", distillation_alpha=1.0, **BLEND_RUNS[name])
+    return run(train_steps=1, distillation_mode="full_logits", distillation_alpha=1.0, scale_rewards="none",
+               **BLEND_RUNS[name])
 
 
-# --- rollouts reused for a second step: the truncated importance weight (paper.md section 3) -------------------
+# --- the same rollouts used for two optimisation steps (num_iterations=2): the truncated importance weight of
+# paper.md section 3 on the second step (the whole batch each step, so no order of slices is involved) ---------
 
 CLIP_RUNS = {"clip102": dict(distillation_is_clip=1.02), "no_clip": dict(distillation_is_clip=None)}
 
@@ -208,7 +211,7 @@ CLIP_RUNS = {"clip102": dict(distillation_is_clip=1.02), "no_clip": dict(distill
 @case(params=list(CLIP_RUNS), ids=list(CLIP_RUNS), rtol=1e-6, atol=1e-10,
       outputs={"update_dir": {"compare": "none"}})
 def reused_rollouts(name):
-    return run(train_steps=2, per_device=G, steps_per_generation=2, lr=1.0, distillation_mode="full_logits",
+    return run(train_steps=2, num_iterations=2, lr=1.0, distillation_mode="full_logits",
                distillation_alpha=1.0, **CLIP_RUNS[name])
 
 
@@ -220,7 +223,7 @@ CONTEXT_RUNS = {
     # objective (how the batch mean counts it is not decided: only the update's direction is compared)
     "self_excluded": dict(table="single"),
     "self_allowed": dict(table="single", dont_reprompt_on_self_success=False),
-    "feedback_no_success": dict(table="nosuccess", feedback=["", FEEDBACK], include_environment_feedback=True),
+    "feedback_no_success": dict(table="nosuccess", feedback=[None, FEEDBACK], include_environment_feedback=True),
     "feedback_with_solution": dict(table="all", feedback=[FEEDBACK, FEEDBACK], include_environment_feedback=True),
     "feedback_only_without_solution": dict(table="all", feedback=[FEEDBACK, FEEDBACK],
                                            include_environment_feedback=True,
