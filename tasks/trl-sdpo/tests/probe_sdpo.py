@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import tempfile
 import warnings
+from typing import ClassVar
 
 import torch
 from lmrbench_probe import case
@@ -47,7 +48,7 @@ class FixedRollouts(LlamaForCausalLM):
     """A Llama whose sampling is replaced by a table: the k-th copy of a prompt in a generate call gets the k-th
     completion listed for it (token ids, each ending with the end-of-sequence token), right-padded like generate."""
 
-    table: dict = {}
+    table: ClassVar[dict] = {}
 
     def generate(self, input_ids=None, attention_mask=None, **kwargs):
         seen: dict = {}
@@ -262,7 +263,7 @@ def refused(kw):
     raised is not decided)."""
     try:
         run(**kw)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return 1.0
     return 0.0
 
