@@ -104,7 +104,7 @@ def reward_has_a(prompts, completions, **kwargs):
     return [1.0 if "a" in c else 0.0 for c in completions]
 
 
-def run(table="all", feedback=None, train_steps=0, lr=0.5, per_device=2 * G, **kw):
+def run(table="all", feedback=None, train_steps=0, lr=0.5, per_device=2 * G, model=None, **kw):
     res = {}
     data = {"prompt": ["x y", "z w"]}
     if feedback is not None:
@@ -120,7 +120,12 @@ def run(table="all", feedback=None, train_steps=0, lr=0.5, per_device=2 * G, **k
         base.update(kw)
         args = SDPOConfig(**base)
         FixedRollouts.table = TABLES[table]
-        student = build_student()
+        student = build_student() if model is None else model
+        if isinstance(student, str):  # a model given by its path: the trainer loads it (it samples; no outputs)
+            trainer = SDPOTrainer(model=student, reward_funcs=reward_has_a, args=args, train_dataset=ds,
+                                  eval_dataset=ds, processing_class=TOK)
+            res["eval_loss"] = trainer.evaluate()["eval_loss"]
+            return res
         before = {n: p.detach().clone() for n, p in student.named_parameters()}
         trainer = SDPOTrainer(model=student, reward_funcs=reward_has_a, args=args, train_dataset=ds,
                               eval_dataset=ds, processing_class=TOK)
@@ -251,10 +256,12 @@ BAD = {
     "sampled_token_not_reverse_kl": dict(distillation_mode="sampled_token", distillation_alpha=0.5),
     "topk_without_k": dict(distillation_mode="topk_logits", distillation_alpha=1.0),
     "group_not_dividing_batch": dict(per_device_train_batch_size=4),
+    "teacher_server_without_vllm": dict(use_teacher_server=True),
 }
 GOOD = {
     "weight_zero": dict(distillation_weight=0.0),
     "topk_with_jsd": dict(distillation_mode="topk_logits", distillation_topk=3, distillation_alpha=0.5),
+    "model_as_path": dict(model=BASE),
 }
 
 
