@@ -181,8 +181,9 @@ def likelihood_watermarked(out, ref):
 def bayesian_posterior(out, ref):
     expect(bool(out["params_found"]), "no parameters of sizes m (beta) and m*m (delta)")
     want = posterior(ref["g"], ref["mask"], BETA, DELTA, float(ref["base_rate"]))
-    close(out["posterior"], want, rtol=1e-9, what="P(w | g) with the mask")
-    close(out["posterior_dict"], want, rtol=1e-9, what="posterior_probabilities (return_dict=True)")
+    # rtol 1e-6: the release keeps the prior in a float32 parameter (0.3 -> 0.30000001)
+    close(out["posterior"], want, rtol=1e-6, what="P(w | g) with the mask")
+    close(out["posterior_dict"], want, rtol=1e-6, what="posterior_probabilities (return_dict=True)")
 
 
 @check("bayesian_loss")
@@ -225,14 +226,14 @@ def text_detector(out, ref):
     expect(bool(np.isin(g, [0.0, 1.0]).all()), "g-values are not 0/1")
     mask = _text_masks(ref["ids"], int(ref["ngram_len"]), int(ref["eos"]))
     want = posterior(g, mask, ref["beta"], ref["delta"], float(ref["base_rate"]))
-    close(out["posterior"], want, rtol=1e-9, what="detector posterior (repeated-context and EOS masks)")
+    close(out["posterior"], want, rtol=1e-6, what="detector posterior (repeated-context and EOS masks)")
 
 
 @check("generate_watermarked[*]")
 def generate_watermarked(out, ref):
     gen = np.asarray(out["gen"], dtype=np.int64)
     equal(list(gen.shape), list(np.asarray(ref["gen"]).shape), what="generated tokens shape")
-    sup = [int(t) for t in ref["suppressed"]]
+    sup = [int(t) for t in np.asarray(ref["suppressed"])]
     expect(not np.isin(gen, sup).any(), "a suppressed token was generated")
     logits = _a(out["logits"]).copy()
     logits[..., sup] = -np.inf
