@@ -133,6 +133,8 @@ def g_value_properties(out, ref):
         expect(0.4 <= kc[layer] <= 0.6, f"changing layer {layer + 1}'s key changed {kc[layer]} of its g-values")
     for layer in (1, 2, 3):
         equal(kc[layer], 0.0, what=f"layer {layer + 1}'s key is unchanged, so are its g-values")
+    expect(0.2 <= float(out["reversed_changed"]) <= 0.8,
+           f"reversing an n-gram changed only {out['reversed_changed']} of its g-values (the window's order matters)")
     expect(0.4 <= float(out["seed_changed"]) <= 0.6,
            f"another sampling-table seed changed {out['seed_changed']} of the g-values")
 
@@ -196,6 +198,22 @@ def bayesian_loss(out, ref):
     expect(abs(loss - bce.mean()) <= 1e-9 * max(1.0, bce.mean()) or abs(loss - bce.sum()) <= 1e-9 * bce.sum(),
            f"loss {loss} is neither the mean ({bce.mean()}) nor the sum ({bce.sum()}) of the cross-entropies "
            f"(delta = 0: no penalty)")
+
+
+@check("bayesian_loss_penalty")
+def bayesian_loss_penalty(out, ref):
+    """Cross-entropy (mean or sum over the batch) plus 0.5 x the L2 penalty on delta (squared entries of the whole
+    matrix or of the part below the diagonal that the model uses)."""
+    expect(bool(out["params_found"]), "no parameters of sizes m (beta) and m*m (delta)")
+    want_p = posterior(ref["g"], np.ones((4, 5)), BETA, DELTA, 0.4)
+    close(out["posterior"], want_p, rtol=1e-6, what="posterior with labels given")
+    p, y = want_p, _a(ref["labels"])
+    bce = -(y * np.log(p) + (1 - y) * np.log(1 - p))
+    d = _a(DELTA)
+    readings = [c + 0.5 * r for c in (bce.mean(), bce.sum()) for r in ((d ** 2).sum(), (np.tril(d, -1) ** 2).sum())]
+    loss = float(out["loss"])
+    expect(min(abs(loss - r) for r in readings) <= 1e-6 * max(readings),
+           f"loss {loss}: not cross-entropy + 0.5 * L2(delta) under any reading {readings}")
 
 
 @check("detector_save_load")

@@ -42,6 +42,8 @@ PROCESSOR_CFGS = {
     "n3_skip": dict(ngram_len=3, keys=[11, 22, 33], context_history_size=16, skip_first_ngram_calls=True),
     "n3_debug": dict(ngram_len=3, keys=[11, 22, 33], context_history_size=16, debug_mode=True),
     "n2_depth4": dict(ngram_len=2, keys=[7, 1001, 52, 9], context_history_size=16),
+    "from_config": dict(ngram_len=3, keys=[11, 22, 33], context_history_size=2, skip_first_ngram_calls=True,
+                        debug_mode=True),
 }
 
 
@@ -71,7 +73,11 @@ def processor_steps(name):
     """Ten calls of one processor; per call the output distribution, the input distribution and the
     processor's own g-values under the two readings of the context of the first calls."""
     cfg = PROCESSOR_CFGS[name]
-    proc = processor(**cfg)
+    if name == "from_config":
+        wc = SynthIDTextWatermarkingConfig(sampling_table_size=2**12, sampling_table_seed=3, **cfg)
+        proc = wc.construct_processor(V, "cpu")
+    else:
+        proc = processor(**cfg)
     h = cfg["ngram_len"] - 1
     prompt, gen = torch.tensor(PROMPT), torch.tensor(GEN)
     gen_scores = torch.Generator().manual_seed(5)
@@ -136,6 +142,9 @@ def g_value_properties():
     other_seed = processor(ngram_len=4, keys=[3, 5, 8, 13, 21], context_history_size=16, sampling_table_size=2**16,
                            sampling_table_seed=99)
     gs = torch.as_tensor(other_seed.compute_g_values(ids)).to(torch.float64)
+    rev = ids.clone()
+    rev[:, 60:64] = ids[:, 60:64].flip(1)
+    gr = torch.as_tensor(proc.compute_g_values(rev)).to(torch.float64)
     layer_agree = [float((g[..., 0] == g[..., k]).to(torch.float64).mean()) for k in range(1, 5)]
     return {"shape": torch.tensor(list(g.shape)), "binary": bool(((g == 0) | (g == 1)).all()), "mean": float(g.mean()),
             "deterministic": bool((torch.as_tensor(proc.compute_g_values(ids)).to(torch.float64) == g).all()),
@@ -143,7 +152,8 @@ def g_value_properties():
             "outside_first_changed": float((go[:, 0] != g[:, 0]).to(torch.float64).mean()),
             "position_changed": torch.tensor(changed), "layer_agree": torch.tensor(layer_agree),
             "keys_changed": torch.tensor([float((gk[..., k] != g[..., k]).to(torch.float64).mean()) for k in range(5)]),
-            "seed_changed": float((gs != g).to(torch.float64).mean())}
+            "seed_changed": float((gs != g).to(torch.float64).mean()),
+            "reversed_changed": float((gr[:, 60] != g[:, 60]).to(torch.float64).mean())}
 
 
 REP_CASES = [
@@ -272,6 +282,19 @@ def bayesian_loss():
     return {"params_found": ok, "loss": float(torch.as_tensor(res.loss).reshape(-1)[0]),
             "posterior": torch.as_tensor(res.posterior_probabilities).to(torch.float64).reshape(-1),
             "labels": labels}
+
+
+@case(compare="none")
+def bayesian_loss_penalty():
+    """The L2 penalty on delta, scaled by loss_batch_weight."""
+    model, ok = detector_model(0.4)
+    g = g_batch(5, 4, 5)
+    mask = torch.ones(4, 5, dtype=torch.float64)
+    labels = torch.tensor([1.0, 1.0, 0.0, 0.0], dtype=torch.float64)
+    res = model(g, mask, labels=labels, loss_batch_weight=0.5, return_dict=True)
+    return {"params_found": ok, "loss": float(torch.as_tensor(res.loss).reshape(-1)[0]),
+            "posterior": torch.as_tensor(res.posterior_probabilities).to(torch.float64).reshape(-1),
+            "labels": labels, "g": g}
 
 
 @case(rtol=1e-9, atol=1e-12, dtype=False)
