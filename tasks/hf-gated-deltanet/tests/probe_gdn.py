@@ -1,0 +1,1 @@
+from lmrbench_probe import case
