@@ -28,7 +28,7 @@ def gated_delta_reference(q, k, v, g, beta, S0, l2):
     """Paper Section 2, token by token: S <- a S; S <- S + k (b (v - k^T S))^T; o = S^T (q / sqrt(d_k)).
     Layout [batch, time, heads, dim]; the state is [batch, value head, d_k, d_v]; key/query head h // (hv / hk)
     serves value head h."""
-    B, T, hk, dk = k.shape
+    _, T, hk, dk = k.shape
     hv = v.shape[2]
     rep = hv // hk
     if l2:
