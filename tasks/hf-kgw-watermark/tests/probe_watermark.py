@@ -284,6 +284,6 @@ def detect_too_short(p):
     ids = torch.tensor([[4, 8, 15][: cw - int(scheme == "selfhash")]])
     try:
         res = det(ids, return_dict=True)
-    except Exception as exc:  # noqa: BLE001 - refusing is one accepted reading
+    except Exception as exc:  # refusing is one accepted reading
         return {"raised": type(exc).__name__, "num_tokens_scored": -1.0, "z_score": 0.0}
     return {"raised": "", "num_tokens_scored": float(res.num_tokens_scored[0]), "z_score": float(res.z_score[0])}
