@@ -75,8 +75,11 @@ def greenlist_selfhash(out, ref):
     total = int(per_row.sum())
     expect(30 <= total <= 130, f"{total} self-green tokens over 8 rows of 40 candidates with gamma = 0.25 "
            f"(expected about 80)")
-    distinct = len({tuple(m) for m in masks.tolist()})
-    expect(distinct >= 6, f"8 different contexts gave only {distinct} different sets of self-green tokens")
+    # with a context width of 1 the window may hold the candidate alone (then one set for every context); wider
+    # windows hold the previous token, which differs between the 8 rows
+    if int(ref["context_width"]) >= 2:
+        distinct = len({tuple(m) for m in masks.tolist()})
+        expect(distinct >= 6, f"8 different contexts gave only {distinct} different sets of self-green tokens")
 
 
 # ---------------------------------------------------------------- generation
@@ -118,7 +121,7 @@ def _expected_counts(text, flags, n, unique):
 
 def _one_text(out, ref, i, unique):
     text = _arr(ref["texts"], np.int64)[i].tolist()
-    flags = [int(f) for f in out[f"flags{i}"]]
+    flags = _arr(out[f"flags{i}"], np.int64).tolist()
     cw, selfhash = int(ref["context_width"]), bool(ref["selfhash"])
     T, G = float(_arr(out["num_tokens_scored"])[i]), float(_arr(out["num_green_tokens"])[i])
     # LeftHash: a token is scored with the h tokens before it (n = h + 1); SelfHash's window holds the token

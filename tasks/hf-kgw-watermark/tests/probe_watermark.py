@@ -161,7 +161,8 @@ def greenlist_selfhash(cw):
     delta = bias_rows(proc, ids, scores)
     delta_scores = bias_rows(proc, ids, torch.randn(8, vocab, generator=g, dtype=torch.float64) * 3)
     delta_fresh = bias_rows(processor(vocab, **kw), ids, scores)
-    return {"delta": delta, "delta_other_scores": delta_scores, "delta_fresh": delta_fresh, "bias": bias}
+    return {"delta": delta, "delta_other_scores": delta_scores, "delta_fresh": delta_fresh, "bias": bias,
+            "context_width": cw}
 
 
 # ---------------------------------------------------------------- generation
@@ -267,7 +268,7 @@ def detect(p):
     out["dict.z_score"] = det_dict(texts, return_dict=True).z_score
     proc = processor(vocab, **cfg)
     for i in range(texts.shape[0]):
-        out[f"flags{i}"] = green_flags(proc, texts[i], vocab, cfg["bias"], start=cw)
+        out[f"flags{i}"] = torch.tensor(green_flags(proc, texts[i], vocab, cfg["bias"], start=cw))
     out["texts"] = texts
     out.update({"context_width": cw, "gamma": cfg["greenlist_ratio"], "selfhash": cfg["seeding_scheme"] == "selfhash"})
     return out
