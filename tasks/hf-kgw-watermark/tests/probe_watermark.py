@@ -31,7 +31,7 @@ def llama(vocab: int, seed: int = 0) -> LlamaForCausalLM:
                       pad_token_id=0, tie_word_embeddings=False)
     model = LlamaForCausalLM(cfg).double().eval()
     with torch.no_grad():
-        model.lm_head.weight.mul_(8.0)
+        model.lm_head.weight.mul_(60.0)
     model.generation_config.eos_token_id = None
     model.generation_config.pad_token_id = 0
     return model
