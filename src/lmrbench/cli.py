@@ -315,9 +315,10 @@ def validate_cmd(
         for col in ("instance", "tests", "reference", "stub", "wrong caught", "mutants killed", "s/run", "ok"):
             table.add_column(col)
         for r in results:
-            counted = r.mutants_total - len(r.mutants_equivalent)
+            counted = r.mutants_total - len(r.mutants_equivalent) - r.mutants_errored
             kill = f"{r.mutants_killed}/{counted} ({r.kill_rate:.0%})" if r.kill_rate is not None else "-"
             kill += f" +{len(r.mutants_equivalent)} equivalent" if r.mutants_equivalent else ""
+            kill += f" +{r.mutants_errored} no verdict" if r.mutants_errored else ""
             table.add_row(r.instance_id, str(r.tests), f"{r.reference_passed}/{r.reference_runs}",
                           r.stub_status.value, f"{r.wrong_caught}/{r.wrong_total}", kill, f"{r.seconds:.1f}",
                           "[green]yes[/green]" if r.ok else "[red]NO[/red]")
@@ -331,6 +332,9 @@ def validate_cmd(
                 out.print(f"{r.instance_id} wrong variant {w} failed: {why}", highlight=False)
             for s in r.mutant_survivors:
                 out.print(f"{r.instance_id} surviving mutant {s.mutant_id}: {s.description}", highlight=False)
+            for label, why in r.harness_errors.items():
+                out.print(f"[red]{r.instance_id} {label} got no verdict (harness error, re-run it):[/red] {why}",
+                          highlight=False)
             for m in r.equivalent_killed:
                 out.print(f"[red]{r.instance_id} mutant declared equivalent was killed:[/red] {m} (remove it from "
                           "equivalent_mutants.txt)", highlight=False)

@@ -44,3 +44,37 @@ def test_declared_equivalent_mutants_leave_the_denominator_and_a_killed_one_fail
     task.equivalent_mutants_file(1).write_text(f"{first}\n")
     with pytest.raises(TaskFormatError, match="line 1"):
         validate([(task, task.implementation(1))], ValidateConfig(repeat=1, mutants=True, wrong=False))
+
+
+def test_a_job_without_a_verdict_is_neither_caught_nor_killed():
+    # a harness error (the warm server ended, the sandbox stopped the batch) proves nothing about the code: the
+    # stub, a wrong variant or a mutant in that state leaves the validation failing until a re-run gives a verdict
+    res = ImplementationValidation(instance_id="t/1", reference_passed=1, reference_runs=1, stub_status=Status.FAILED,
+                                   mutants_killed=8, mutants_total=10,
+                                   harness_errors={"mutant f:m3": "warm server ended early"})
+    assert not res.ok and res.mutants_errored == 1 and res.kill_rate == 8 / 9
+    assert not res.model_copy(update={"harness_errors": {}, "stub_status": Status.ERROR}).ok
+    assert res.model_copy(update={"harness_errors": {}}).ok
+
+
+def test_warm_batches_fit_the_sandboxs_workspace_caps(toy_root):
+    # every job of a warm batch copies the task's repository into the batch's one sandbox; a batch whose copies
+    # exceed the workspace caps is stopped whole, and before the batches were sized by footprint every job of it
+    # came back an error that validation counted as caught or killed
+    from lmrbench.authoring.validate import jobs_per_batch
+    from lmrbench.evaluate.runner import EvalConfig
+    from lmrbench.sandbox import SandboxConfig
+    from lmrbench.tasks.loader import load_tasks
+
+    repo = toy_root / "toy" / "toy-repo"
+    for n in range(60):
+        (repo / f"extra_{n}.txt").write_text("x\n")
+    task = load_tasks(toy_root, strict=True).task("toy")
+    files = sum(1 for _ in repo.rglob("*")) + 1
+    limits = SandboxConfig(workspace_inodes=4 * files)
+    assert jobs_per_batch([task], limits) == 2
+    assert jobs_per_batch([task], SandboxConfig(workspace_inodes=10 * files, workspace_mb=1)) == 5
+    [res] = validate([(task, task.implementation(1))], ValidateConfig(repeat=2, workers=1),
+                     EvalConfig(sandbox=limits))
+    assert res.ok and res.harness_errors == {}, res
+    assert (res.reference_passed, res.wrong_caught) == (2, res.wrong_total) and res.stub_status is Status.FAILED

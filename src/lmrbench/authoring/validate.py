@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import random
 import statistics
 import tempfile
@@ -16,6 +18,7 @@ from lmrbench.authoring.mutants import mutants
 from lmrbench.evaluate.runner import EvalConfig, evaluate_one
 from lmrbench.evaluate.warm import evaluate_warm_many
 from lmrbench.records import Evaluation, Prediction, Status
+from lmrbench.sandbox.base import SandboxConfig
 from lmrbench.sandbox.pool import SandboxPool
 from lmrbench.solvers.builtin import code_prediction, edited_prediction, reference_prediction, stub_prediction
 from lmrbench.tasks.schema import Implementation, Layout, Task, TaskFormatError
@@ -74,6 +77,11 @@ class ImplementationValidation(BaseModel):
     equivalent_killed: list[str] = Field(
         default_factory=list, description="Mutants declared equivalent that a test told apart: the declaration is "
         "wrong, and the validation fails until it is removed.")
+    harness_errors: dict[str, str] = Field(
+        default_factory=dict, description="Expected-failing jobs (stub, wrong variants, mutants) whose evaluation "
+        "itself failed (status 'error': the sandbox or server ended, the environment lacks a module, the task's "
+        "expected outputs are unusable), label -> reason. Such a job proves nothing: it is neither caught nor "
+        "killed, and the validation fails until a re-run gives it a verdict.")
     tests: int = 0
     seconds: float = Field(default=0.0, description="Median wall time of one reference evaluation (in a warm "
                            "batch: the forked pytest run only, without interpreter start and library imports).")
@@ -82,15 +90,21 @@ class ImplementationValidation(BaseModel):
     def ok(self) -> bool:
         return (
             self.reference_passed == self.reference_runs
-            and self.stub_status is not Status.PASSED
+            and self.stub_status not in (Status.PASSED, Status.ERROR)
             and self.wrong_caught == self.wrong_total
             and not self.equivalent_killed
+            and not self.harness_errors
         )
 
     @property
+    def mutants_errored(self) -> int:
+        return sum(1 for label in self.harness_errors if label.startswith("mutant "))
+
+    @property
     def kill_rate(self) -> float | None:
-        """Killed over the mutants run, less those declared (and still surviving as) equivalent."""
-        counted = self.mutants_total - len(self.mutants_equivalent)
+        """Killed over the mutants run, less those declared (and still surviving as) equivalent and those without a
+        verdict (harness errors)."""
+        counted = self.mutants_total - len(self.mutants_equivalent) - self.mutants_errored
         return self.mutants_killed / counted if counted > 0 else None
 
 
@@ -165,16 +179,41 @@ def _warm(job: _Job, cfg: ValidateConfig) -> bool:
     return cfg.warm and job.task.layout is Layout.LMRBENCH
 
 
-def _batches(jobs: list[_Job], cfg: ValidateConfig) -> list[list[_Job]]:
-    """Warm batches (our layout; tasks mixed, at most `batch_size` jobs, at least one batch per worker);
-    original-layout jobs, or all with warm=False, run alone."""
+def _footprint(task: Task) -> tuple[int, int]:
+    """Files (folders and links included) and bytes of one job's workspace: a copy of the task's masked
+    repository (evaluate/apply.py `make_workspace`)."""
+    files, size = 1, 0
+    for root, dirs, names in os.walk(task.repo_dir):
+        files += len(dirs) + len(names)
+        for name in names:
+            with contextlib.suppress(OSError):
+                size += os.lstat(os.path.join(root, name)).st_size
+    return files, size
+
+
+def jobs_per_batch(tasks: list[Task], limits: SandboxConfig) -> int:
+    """How many jobs of these tasks one warm batch may hold: every job's workspace copy lives in the batch's one
+    sandbox, whose workspace caps (files and bytes) stop the whole batch when exceeded, so the copies may take at
+    most half of each cap; the rest is for what the jobs write. A release as large as transformers (about 3,500
+    files) gets 14 jobs a batch; a small task, hundreds."""
+    files = max(_footprint(t)[0] for t in tasks)
+    size = max(_footprint(t)[1] for t in tasks)
+    by_files = limits.workspace_inodes // 2 // max(files, 1)
+    by_bytes = limits.workspace_mb * 1024 * 1024 // 2 // max(size, 1)
+    return max(1, min(by_files, by_bytes))
+
+
+def _batches(jobs: list[_Job], cfg: ValidateConfig, limits: SandboxConfig) -> list[list[_Job]]:
+    """Warm batches (our layout; tasks mixed, at most `batch_size` jobs and what the sandbox's workspace caps
+    allow, at least one batch per worker); original-layout jobs, or all with warm=False, run alone."""
     singles = [[job] for job in jobs if not _warm(job, cfg)]
     groups: dict[str | None, list[_Job]] = {}  # one interpreter per batch: tasks with their own environment apart
     for job in (j for j in jobs if _warm(j, cfg)):
         groups.setdefault(job.task.env.key if job.task.env else None, []).append(job)
     out = []
     for warm in groups.values():
-        count = max(min(cfg.workers, len(warm)), -(-len(warm) // cfg.batch_size))
+        size = min(cfg.batch_size, jobs_per_batch(list({id(j.task): j.task for j in warm}.values()), limits))
+        count = max(min(cfg.workers, len(warm)), -(-len(warm) // size))
         out += [warm[i::count] for i in range(count)]
     return out + singles
 
@@ -198,7 +237,7 @@ def _run(jobs: list[_Job], cfg: ValidateConfig, ecfg: EvalConfig, tick: Callable
             return batch
 
         with ThreadPoolExecutor(max_workers=cfg.workers) as pool:
-            for fut in as_completed([pool.submit(one, b) for b in _batches(jobs, cfg)]):
+            for fut in as_completed([pool.submit(one, b) for b in _batches(jobs, cfg, ecfg.sandbox)]):
                 for job in fut.result():
                     if tick:
                         tick(f"{job.impl.instance_id} {job.label}: {job.result.status.value if job.result else '?'}")
@@ -228,26 +267,37 @@ def _summarise(impl: Implementation, jobs: list[_Job], equivalent: dict[str, str
     wrong = [j for j in mine if j.kind == "wrong"]
     muts = [j for j in mine if j.kind == "mutant"]
     passed = [j for j in refs if j.result and j.result.passed]
+    errored = {_error_label(j): j.result.reason for j in [stub, *wrong, *muts]
+               if j.result and j.result.status is Status.ERROR}  # (the stub's also shows as its status)
+
+    def caught(j: _Job) -> bool:  # a verdict, and not a pass
+        return j.result is not None and not j.result.passed and j.result.status is not Status.ERROR
+
     return ImplementationValidation(
         instance_id=impl.instance_id,
         reference_passed=len(passed),
         reference_runs=len(refs),
         reference_reasons=sorted({j.result.reason for j in refs if j.result and not j.result.passed}),
         stub_status=stub.result.status if stub.result else Status.ERROR,
-        wrong_caught=sum(1 for j in wrong if j.result and not j.result.passed),
+        wrong_caught=sum(1 for j in wrong if caught(j)),
         wrong_total=len(wrong),
         wrong_survivors=[j.label for j in wrong if j.result and j.result.passed],
         wrong_reasons={j.label: j.result.reason or j.result.status.value for j in wrong
-                       if j.result and not j.result.passed},
-        mutants_killed=sum(1 for j in muts if j.result and not j.result.passed),
+                       if j.result and caught(j)},
+        mutants_killed=sum(1 for j in muts if caught(j)),
         mutants_total=len(muts),
         mutant_survivors=[Survivor(mutant_id=j.label, description=j.pred.meta.description)
                           for j in muts if j.result and j.result.passed and j.label not in equivalent],
         mutants_equivalent=[j.label for j in muts if j.result and j.result.passed and j.label in equivalent],
-        equivalent_killed=[j.label for j in muts if j.result and not j.result.passed and j.label in equivalent],
+        equivalent_killed=[j.label for j in muts if caught(j) and j.label in equivalent],
+        harness_errors=errored,
         tests=max((j.result.tests_total for j in refs if j.result), default=0),
         seconds=round(statistics.median([j.result.duration_s for j in refs if j.result]), 2) if refs else 0.0,
     )
+
+
+def _error_label(job: _Job) -> str:
+    return "stub" if job.kind == "stub" else f"{job.kind} {job.label}"
 
 
 def _failing_limit(jobs: list[_Job], impl: Implementation, task: Task) -> int:
