@@ -196,8 +196,9 @@ def jobs_per_batch(tasks: list[Task], limits: SandboxConfig) -> int:
     sandbox, whose workspace caps (files and bytes) stop the whole batch when exceeded, so the copies may take at
     most half of each cap; the rest is for what the jobs write. A release as large as transformers (about 3,500
     files) gets 14 jobs a batch; a small task, hundreds."""
-    files = max(_footprint(t)[0] for t in tasks)
-    size = max(_footprint(t)[1] for t in tasks)
+    footprints = [_footprint(t) for t in tasks]  # one walk of each repository
+    files = max(f for f, _ in footprints)
+    size = max(b for _, b in footprints)
     by_files = limits.workspace_inodes // 2 // max(files, 1)
     by_bytes = limits.workspace_mb * 1024 * 1024 // 2 // max(size, 1)
     return max(1, min(by_files, by_bytes))
