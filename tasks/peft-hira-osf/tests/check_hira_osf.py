@@ -38,6 +38,7 @@ def hira_train(out, ref):
     close(out["after_unmerge"], out["out"], rtol=1e-9, atol=1e-11, what="unmerge gives the adapted output back")
     close(out["out_unloaded"], out["out"], rtol=1e-9, atol=1e-11, what="merge_and_unload = adapted output")
     close(out["disabled"], out["base"], rtol=1e-12, atol=1e-12, what="disabled adapter gives the base model")
+    close(out["disabled_merged"], out["base"], rtol=1e-9, atol=1e-11, what="disabled after a merge = base model")
 
 
 @check("hira_gradients")
@@ -81,6 +82,7 @@ def hira_conv(out, ref):
     close(out["out"], out["ref"], rtol=1e-9, atol=1e-11, what="convolution with W0 * (1 + M)")
     close(out["merged"], out["out"], rtol=1e-9, atol=1e-11, what="merged = unmerged output")
     close(out["out_unloaded"], out["out"], rtol=1e-9, atol=1e-11, what="merge_and_unload = adapted output")
+    close(out["disabled_merged"], out["base"], rtol=1e-9, atol=1e-11, what="disabled after a merge = base model")
 
 
 @check("hira_conv1d_gpt2")

@@ -223,6 +223,8 @@ def _give(pm, r, seed, adapter="default", with_b=False, ranks=None):
     g = torch.Generator().manual_seed(seed)
     given = {}
     for name, m in _layers(pm).items():
+        if adapter not in m.hira_A:
+            continue
         rr = (ranks or {}).get(name, r)
         dout, din = m.get_base_layer().weight.shape
         a = torch.randn(rr, din, generator=g, dtype=torch.float64) / din ** 0.5
@@ -316,7 +318,7 @@ def hira_train(p):
             mod_err = max(mod_err, float((m.get_delta_weight("default") - b @ a).abs().max()))
         with pm.disable_adapter():
             disabled = pm(x)
-        pm.merge_adapter()
+        pm.merge_adapter(safe_merge=True)
         merged = pm(x)
         merged_w_err = 0.0
         for n, m in _layers(pm).items():
@@ -325,13 +327,19 @@ def hira_train(p):
         pm.unmerge_adapter()
         unmerge_restores = max(float((_weight(m) - w_before[n]).abs().max()) for n, m in _layers(pm).items())
         after_unmerge = pm(x)
+        pm.merge_adapter()
+        with pm.disable_adapter():
+            disabled_merged = pm(x)
+        if any(m.merged for m in _layers(pm).values()):  # where disabling left it merged
+            pm.unmerge_adapter()
         unloaded = pm.merge_and_unload()
         out_unloaded = unloaded(x)
         plain = all(type(getattr(unloaded, n)) is nn.Linear for n in HALL)
     return {"losses": losses, "losses_ref": ref_losses, "out": out, "out_ref": out_ref, "base": base,
             "frozen": _f(frozen), "modulation_err": _f(mod_err), "disabled": disabled, "merged": merged,
             "merged_w_err": _f(merged_w_err), "unmerge_restores": _f(unmerge_restores),
-            "after_unmerge": after_unmerge, "out_unloaded": out_unloaded, "unloaded_plain": plain}
+            "after_unmerge": after_unmerge, "out_unloaded": out_unloaded, "unloaded_plain": plain,
+            "disabled_merged": disabled_merged}
 
 
 @case(rtol=1e-9, atol=1e-11)
@@ -377,7 +385,7 @@ def hira_two_adapters():
     x = _x((4, 6), 6)
     pm = _hira(MLP(), r=2)
     g1 = _give(pm, 2, seed=31, with_b=True)
-    pm.add_adapter("other", HiraConfig(r=3, target_modules=HALL))
+    pm.add_adapter("other", HiraConfig(r=3, target_modules=["lin1"]))  # lin2 has no "other"
     g2 = _give(pm, 3, seed=32, adapter="other", with_b=True)
     w0 = {n: _weight(m) for n, m in _layers(pm).items()}
     ref = MLP().double()
@@ -389,15 +397,19 @@ def hira_two_adapters():
         ref_other = _ref_mlp(ref, x, g2)
         pm.base_model.set_adapter(["default", "other"])
         both = pm(x)
-        sums = {n: (torch.cat([g1[n][0], g2[n][0]]), torch.cat([g1[n][1], g2[n][1]], dim=1)) for n in HALL}
+        sums = {n: (torch.cat([g1[n][0], g2[n][0]]), torch.cat([g1[n][1], g2[n][1]], dim=1)) if n in g2 else g1[n]
+                for n in HALL}
         both_sum = _ref_mlp(ref, x, sums)
         prod_model = MLP().double()
         for n in HALL:
             w = getattr(prod_model, n).weight
-            w.copy_(w * (1 + g1[n][1] @ g1[n][0]) * (1 + g2[n][1] @ g2[n][0]))
+            w.copy_(w * (1 + g1[n][1] @ g1[n][0]))
+            if n in g2:
+                w.copy_(w * (1 + g2[n][1] @ g2[n][0]))
         both_product = prod_model(x)
         pm.merge_adapter(["default", "other"])
         both_merged = pm(x)
+        merged_flags = [bool(m.merged) for m in _layers(pm).values()]
         pm.unmerge_adapter()
         unmerge_restores = max(float((_weight(m) - w0[n]).abs().max()) for n, m in _layers(pm).items())
         pm.set_adapter("default")
@@ -406,7 +418,8 @@ def hira_two_adapters():
         left = sorted(_layers(pm)["lin1"].hira_A.keys())
     return {"out_default": out_default, "ref_default": ref_default, "out_other": out_other,
             "ref_other": ref_other, "both": both, "both_sum": both_sum, "both_product": both_product,
-            "both_merged": both_merged, "unmerge_restores": _f(unmerge_restores), "after_delete": after_delete,
+            "both_merged": both_merged, "merged_flags": merged_flags, "unmerge_restores": _f(unmerge_restores),
+            "after_delete": after_delete,
             "left": left}
 
 
@@ -470,6 +483,7 @@ def hira_embedding():
             ref_net.emb.weight.copy_(w0 * (1 + mod))
         ref = ref_net(ids)
         rank = int(torch.linalg.matrix_rank(mod, atol=1e-10)) if shape_ok else -1
+        reprs = repr(m).startswith("hira.")
         frozen = float((_weight(m) - w0).abs().max())
         pm.merge_adapter()
         merged = pm(ids)
@@ -478,6 +492,7 @@ def hira_embedding():
         unloaded = pm.merge_and_unload()
         out_unloaded = unloaded(ids)
     return {"init_out": init_out, "base": base, "n_trainable": n_tr, "shape_ok": shape_ok, "out": out, "ref": ref,
+            "reprs": reprs,
             "rank_le_r": 0 < rank <= 2, "frozen": _f(frozen), "merged": merged,
             "unmerge_restores": _f(unmerge_restores), "out_unloaded": out_unloaded, "loss1": losses[0],
             "loss2": losses[-1]}
@@ -517,8 +532,15 @@ def hira_conv():
         merged = pm(x)
         pm.unmerge_adapter()
         unmerge_restores = max(float((_weight(m) - w0[n]).abs().max()) for n, m in _layers(pm).items())
+        reprs = all(repr(m).startswith("hira.") for m in _layers(pm).values())
+        pm.merge_adapter()
+        with pm.disable_adapter():
+            disabled_merged = pm(x)
+        if any(m.merged for m in _layers(pm).values()):  # where disabling left it merged
+            pm.unmerge_adapter()
         out_unloaded = pm.merge_and_unload()(x)
     return {"init_out": init_out, "base": base, "n_trainable": n_tr, "shape_ok": shape_ok, "rank_ok": rank_ok,
+            "reprs": reprs, "disabled_merged": disabled_merged,
             "changed": changed, "out": out, "ref": ref, "merged": merged, "unmerge_restores": _f(unmerge_restores),
             "out_unloaded": out_unloaded}
 
@@ -607,7 +629,6 @@ def hira_config_validation():
         "r_neg": _refused(lambda: HiraConfig(r=-1, target_modules=HALL), MLP(), x),
         "layernorm": _refused(lambda: HiraConfig(r=2, target_modules=["norm"]), WithNorm(), _x((2, 4))),
     }
-    ok = {"r_big": not _refused(lambda: HiraConfig(r=12, target_modules=HALL), MLP(), x)}
     torch.manual_seed(3)
     big = nn.Sequential(nn.Linear(64, 48)).double()
     pm = get_peft_model(big, HiraConfig(r=4, target_modules=["0"], init_weights="gaussian"))
@@ -619,7 +640,7 @@ def hira_config_validation():
     pm2 = _hira(MLP(), r=2, init_weights=False)
     with torch.no_grad():
         not_noop = bool((pm2(x) - MLP().double()(x)).abs().max() > 1e-6)
-    return {"errors": errors, "ok": ok, "gaussian": gauss, "init_false_not_noop": not_noop,
+    return {"errors": errors, "gaussian": gauss, "init_false_not_noop": not_noop,
             "peft_type": str(HiraConfig(target_modules=HALL).peft_type.value)}
 
 
@@ -724,8 +745,9 @@ def osf_init(kind):
         p = min(m, nn_)
         want += (p - k) * (m + nn_ + 1)
     types = sorted(type(m).__module__ + "." + type(m).__name__ for m in _layers(pm).values())
+    reprs = all(repr(m).startswith("osf.") for m in _layers(pm).values())
     return {"out": out, "base": base, "n_trainable": _n_trainable(pm), "n_trainable_paper": want,
-            "base_trainable": _base_trainable(pm), "types": types}
+            "base_trainable": _base_trainable(pm), "types": types, "reprs": reprs}
 
 
 OTRAIN = [("sgd", "default", 0.5), ("adam", "int3", 0.02), ("sgd", "frac75_pattern", 0.8), ("adam", "frac25", 0.01)]
@@ -754,7 +776,7 @@ def osf_train(p):
         frozen = max(float((_weight(m) - w0[n]).abs().max()) for n, m in _layers(pm).items())
         with pm.disable_adapter():
             disabled = pm(x)
-        pm.merge_adapter()
+        pm.merge_adapter(safe_merge=True)
         merged = pm(x)
         hl, hr = 0.0, 0.0
         for n, m in _layers(pm).items():
@@ -855,3 +877,27 @@ def osf_config_validation():
     pm = _osf(OMLP(), target_modules="all-linear")
     return {"errors": errors, "ok": ok, "n_layers": len(_layers(pm)),
             "peft_type": str(OSFConfig(target_modules=OALL).peft_type.value)}
+
+
+@case(rtol=0, atol=0)
+def safe_merge_nan():
+    """merge(safe_merge=True) refuses an adapter that would put NaN into the weights and leaves them as they were
+    (the `merge` docstrings); without NaN a safe merge goes through."""
+    pm = _hira(MLP(), r=2)
+    _give(pm, 2, seed=71, with_b=True)
+    m = _layers(pm)["lin1"]
+    w0 = {n: _weight(q) for n, q in _layers(pm).items()}
+    _set_factor(m, "hira_A", torch.full((2, 6), float("nan"), dtype=torch.float64))
+    hira_refused = _raises(lambda: pm.merge_adapter(safe_merge=True))
+    hira_untouched = all(bool(torch.equal(_weight(q), w0[n])) for n, q in _layers(pm).items() if n == "lin1")
+    po = _osf(OMLP(), effective_rank=2)
+    lo = _layers(po)["lin1"]
+    ow0 = _weight(lo)
+    with torch.no_grad():
+        for q in lo.parameters():
+            if q.requires_grad:  # the trainable low factors
+                q.fill_(float("nan"))
+    osf_refused = _raises(lambda: po.merge_adapter(safe_merge=True))
+    osf_untouched = bool(torch.equal(_weight(lo), ow0))
+    return {"hira_refused": hira_refused, "hira_untouched": hira_untouched, "osf_refused": osf_refused,
+            "osf_untouched": osf_untouched}
