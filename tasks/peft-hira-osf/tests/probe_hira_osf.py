@@ -776,7 +776,7 @@ def osf_train(p):
         frozen = max(float((_weight(m) - w0[n]).abs().max()) for n, m in _layers(pm).items())
         with pm.disable_adapter():
             disabled = pm(x)
-        pm.merge_adapter(safe_merge=True)
+        pm.merge_adapter(safe_merge=(opt == "sgd"))  # both merge paths
         merged = pm(x)
         hl, hr = 0.0, 0.0
         for n, m in _layers(pm).items():
