@@ -97,6 +97,12 @@ def hira_save_load(out, ref):
     close(out["out_loaded"], out["out"], rtol=1e-12, atol=1e-12, what="reloaded adapter = trained adapter")
 
 
+@check("safe_merge_nan")
+def safe_merge_nan(out, ref):
+    close(out["hira_w"], out["hira_w0"], rtol=0, atol=0, what="a refused HiRA safe merge leaves the weight as it was")
+    close(out["osf_w"], out["osf_w0"], rtol=0, atol=0, what="a refused OSF safe merge leaves the weight as it was")
+
+
 # ---------------------------------------------------------------- OSF (paper.md Part 2); the release decomposes
 # in float32, so OSF values are relative to the size of the adapter's effect and compared at 1e-4
 
