@@ -165,11 +165,11 @@ def evaluation_loss(out, ref):
     _mean_or_sum(out["eval_loss"], run.sq_errors(run.eval), "evaluation loss")
 
 
-@check("a2po_run[greedy_top_k1]")
+@check("a2po_run[greedy_*]")
 def greedy_generation(out, ref):
-    """top_k=1 makes both stages' sampling greedy: the N reference samples of a prompt are one completion, so
-    V* = r (a mean inside the log, paper.md section 2), every advantage of the (still reference) policy is 0 and the
-    loss is exactly 0 (hand value) at every step and in evaluation."""
+    """top_k=1, a tiny top_p or a tiny temperature make both stages' sampling greedy: the N reference samples of a
+    prompt are one completion, so V* = r (a mean inside the log, paper.md section 2), every advantage of the (still
+    reference) policy is 0 and the loss is exactly 0 (hand value) at every step and in evaluation."""
     run = Run(out, ref)
     for p, cs in run.stage1_completions.items():
         expect(len(set(cs)) == 1, f"greedy reference samples of {p!r} differ: {cs}")

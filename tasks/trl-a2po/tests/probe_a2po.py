@@ -134,7 +134,14 @@ RUNS = {
     "batch1_beta2_default": dict(rewards=["contains"], num_value_samples=4, beta1=0.5, batch=1, lr=5.0),
     "prompt_truncated": dict(rewards=["parity"], num_value_samples=4, beta1=1.0, beta2=0.1, prompts=LONG_PROMPTS,
                              max_prompt_length=3, max_completion_length=3),
-    "greedy_top_k1": dict(rewards=["parity", "contains"], num_value_samples=3, beta1=0.5, beta2=0.1, top_k=1),
+    "greedy_top_k1": dict(rewards=["parity", "contains"], num_value_samples=3, beta1=0.5, beta2=0.1, top_k=1,
+                          filter_all_incorrect=False),
+    "greedy_top_p": dict(rewards=["parity"], num_value_samples=3, beta1=0.5, beta2=0.1, top_p=1e-6,
+                         filter_all_incorrect=False),
+    "greedy_cold_temperature": dict(rewards=["contains"], num_value_samples=3, beta1=0.5, beta2=0.1,
+                                    temperature=1e-4, filter_all_incorrect=False),
+    "model_from_path": dict(rewards=["parity"], num_value_samples=4, beta1=0.5, beta2=0.1, from_path=True,
+                            model_init_kwargs={"dtype": "float64"}),
 }
 
 
@@ -145,6 +152,7 @@ def run(name):
     batch = spec.pop("batch", 2)
     lr = spec.pop("lr", 0.5)
     prompts = spec.pop("prompts", PROMPTS)
+    from_path = spec.pop("from_path", False)
     spec.setdefault("max_completion_length", 4)
     spec.setdefault("max_prompt_length", 512)
     tok = tokenizer()
@@ -158,8 +166,15 @@ def run(name):
                           logging_steps=1, seed=0, per_device_train_batch_size=batch, per_device_eval_batch_size=8,
                           max_steps=steps, disable_tqdm=True, learning_rate=lr, optim="sgd",
                           lr_scheduler_type="constant", weight_decay=0.0, max_grad_norm=1e9, **spec)
-        trainer = A2POTrainer(model=model, reward_funcs=[recorder, *rewards[1:]], args=args, train_dataset=ds,
-                              processing_class=tok, callbacks=[snaps])
+        if from_path:
+            # the model given by its local folder, the tokenizer loaded from there too
+            model.save_pretrained(f"{d}/model")
+            tok.save_pretrained(f"{d}/model")
+            trainer = A2POTrainer(model=f"{d}/model", reward_funcs=[recorder, *rewards[1:]], args=args,
+                                  train_dataset=ds, callbacks=[snaps])
+        else:
+            trainer = A2POTrainer(model=model, reward_funcs=[recorder, *rewards[1:]], args=args, train_dataset=ds,
+                                  processing_class=tok, callbacks=[snaps])
         recorder.trainer = trainer
         trainer.train()
         steps_logged = [h for h in trainer.state.log_history if "loss" in h and "train_runtime" not in h]
