@@ -165,6 +165,16 @@ def evaluation_loss(out, ref):
     _mean_or_sum(out["eval_loss"], run.sq_errors(run.eval), "evaluation loss")
 
 
+@check("a2po_run[[!g]*]")
+def reference_samples_are_sampled(out, ref):
+    """paper.md section 2: the N reference responses of a prompt are independent samples (temperature 1 here), not
+    one greedy answer: over the four prompts at least one prompt's samples differ."""
+    run = Run(out, ref)
+    expect(any(len(set(cs)) > 1 for cs in run.stage1_completions.values()),
+           f"every prompt's {run.cfg['num_value_samples']} reference samples are identical: "
+           f"{run.stage1_completions}")
+
+
 @check("a2po_run[greedy_*]")
 def greedy_generation(out, ref):
     """top_k=1, a tiny top_p or a tiny temperature make both stages' sampling greedy: the N reference samples of a

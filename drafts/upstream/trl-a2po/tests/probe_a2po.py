@@ -121,17 +121,21 @@ def seq_logp(model, tok, prompt, completion, max_prompt_length, max_completion_l
 PROMPTS = ["abc", "bcd", "cde", "def"]
 SOLUTIONS = ["a", "b", "c", "d"]
 LONG_PROMPTS = ["ghabc", "hgbcd", "ggcde", "hhdef"]
+# left padding inside a batch (Llama's rotary positions make the padded and unpadded log-probabilities agree)
+MIXED_PROMPTS = ["abc", "hgbcd", "cd", "hhdef"]
 
 # name: config overrides and probe settings
 RUNS = {
-    "parity_n4": dict(rewards=["parity"], num_value_samples=4, beta1=0.5, beta2=0.1),
+    "parity_n4": dict(rewards=["parity"], num_value_samples=4, beta1=0.5, beta2=0.1, bare=True),
     "two_rewards_n6_beta1_small": dict(rewards=["parity", "contains"], num_value_samples=6, beta1=0.1, beta2=0.2),
     "weighted_n3_beta1_large": dict(rewards=["contains", "parity"], reward_weights=[0.5, 2.0], num_value_samples=3,
                                     beta1=3.0, beta2=0.05),
     "filter_all_incorrect": dict(rewards=["parity_but_def"], num_value_samples=5, beta1=0.5, beta2=0.1, steps=4),
     "keep_all_incorrect": dict(rewards=["parity_but_def"], num_value_samples=5, beta1=0.5, beta2=0.1, steps=4,
                                filter_all_incorrect=False),
-    "batch1_beta2_default": dict(rewards=["contains"], num_value_samples=4, beta1=0.5, batch=1, lr=5.0),
+    "batch1_beta2_default": dict(rewards=["contains"], num_value_samples=4, beta1=0.5, batch=1, lr=5.0, bare=True),
+    "prompts_of_different_lengths": dict(rewards=["parity"], num_value_samples=4, beta1=0.5, beta2=0.1,
+                                         prompts=MIXED_PROMPTS),
     "prompt_truncated": dict(rewards=["parity"], num_value_samples=4, beta1=1.0, beta2=0.1, prompts=LONG_PROMPTS,
                              max_prompt_length=3, max_completion_length=3),
     "greedy_top_k1": dict(rewards=["parity", "contains"], num_value_samples=3, beta1=0.5, beta2=0.1, top_k=1,
@@ -142,6 +146,8 @@ RUNS = {
                                     temperature=1e-4, filter_all_incorrect=False),
     "model_from_path": dict(rewards=["parity"], num_value_samples=4, beta1=0.5, beta2=0.1, from_path=True,
                             model_init_kwargs={"dtype": "float64"}),
+    "model_object_without_tokenizer": dict(rewards=["parity"], num_value_samples=4, beta1=0.5, beta2=0.1,
+                                           from_path="object"),
 }
 
 
@@ -153,6 +159,7 @@ def run(name):
     lr = spec.pop("lr", 0.5)
     prompts = spec.pop("prompts", PROMPTS)
     from_path = spec.pop("from_path", False)
+    bare = spec.pop("bare", False)
     spec.setdefault("max_completion_length", 4)
     spec.setdefault("max_prompt_length", 512)
     tok = tokenizer()
@@ -166,17 +173,20 @@ def run(name):
                           logging_steps=1, seed=0, per_device_train_batch_size=batch, per_device_eval_batch_size=8,
                           max_steps=steps, disable_tqdm=True, learning_rate=lr, optim="sgd",
                           lr_scheduler_type="constant", weight_decay=0.0, max_grad_norm=1e9, **spec)
+        funcs = recorder if bare else [recorder, *rewards[1:]]
         if from_path:
-            # the model given by its local folder, the tokenizer loaded from there too
+            # the model given by its local folder (or loaded from it), the tokenizer loaded from there too
             model.save_pretrained(f"{d}/model")
             tok.save_pretrained(f"{d}/model")
-            trainer = A2POTrainer(model=f"{d}/model", reward_funcs=[recorder, *rewards[1:]], args=args,
-                                  train_dataset=ds, callbacks=[snaps])
+            given = f"{d}/model"
+            if from_path == "object":
+                given = LlamaForCausalLM.from_pretrained(given, dtype=torch.float64)
+            trainer = A2POTrainer(model=given, reward_funcs=funcs, args=args, train_dataset=ds, callbacks=[snaps])
         else:
-            trainer = A2POTrainer(model=model, reward_funcs=[recorder, *rewards[1:]], args=args, train_dataset=ds,
+            trainer = A2POTrainer(model=model, reward_funcs=funcs, args=args, train_dataset=ds,
                                   processing_class=tok, callbacks=[snaps])
         recorder.trainer = trainer
-        trainer.train()
+        train_output = trainer.train()
         steps_logged = [h for h in trainer.state.log_history if "loss" in h and "train_runtime" not in h]
         eval_loss = None
         if name != "filter_all_incorrect":
@@ -211,6 +221,7 @@ def run(name):
     first_update = (snaps.states[0]["lm_head.weight"] - initial.lm_head.weight.detach()) if snaps.states else None
     return {
         "records": json.dumps(rows),
+        "train_output_global_step": int(train_output.global_step),
         "logged_loss": torch.tensor([float(h["loss"]) for h in steps_logged], dtype=torch.float64),
         "n_steps_logged": len(steps_logged),
         "eval_loss": eval_loss,
