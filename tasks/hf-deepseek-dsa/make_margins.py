@@ -9,7 +9,6 @@ magnitude. Prints the smallest per case. Usage:
 """
 
 import importlib.util
-import math
 import pathlib
 import sys
 

@@ -15,6 +15,9 @@ from lmrbench.checks import check, close, equal, expect
 
 REF = dict(rtol=1e-6, atol=1e-7)   # vs the release: float64 models, same selections
 SELF = dict(rtol=1e-7, atol=1e-9)  # two routes through the candidate's own float64 model
+# the release computes RoPE's cos/sin in float32 and the eager softmax in float32: comparisons across absolute
+# positions (padding) or across attention kernels carry float32 rounding (golden: <= 7e-7 relative)
+SELF32 = dict(rtol=1e-5, atol=1e-6)
 
 
 def _a(x):
@@ -46,7 +49,7 @@ def causality(out, ref):
 
 @check("eager_matches_sdpa")
 def eager_matches_sdpa(out, ref):
-    close(out["eager"], out["sdpa"], what="eager vs sdpa attention", **SELF)
+    close(out["eager"], out["sdpa"], what="eager vs sdpa attention", **SELF32)
     _both(out, ref, "sdpa", "sdpa logits")
 
 
@@ -63,9 +66,9 @@ def decode_with_cache(out, ref):
 @check("left_padding")
 def left_padding(out, ref):
     close(out["padded_real"], out["alone"], what="left-padded row vs the row alone (padding never attended)",
-          **SELF)
+          **SELF32)
     close(out["other_batched"], out["other"], what="unpadded row in the batch vs alone", **SELF)
-    close(out["gen_logits"], out["gen_alone_logits"], what="greedy steps of the padded row vs alone", **SELF)
+    close(out["gen_logits"], out["gen_alone_logits"], what="greedy steps of the padded row vs alone", **SELF32)
     _both(out, ref, "padded_real", "padded row logits")
     _both(out, ref, "gen_logits", "generation logits")
 

@@ -14,7 +14,7 @@ import warnings
 
 import torch
 from lmrbench_probe import case
-from transformers import DeepseekV32Config, DeepseekV32ForCausalLM, DynamicCache, StaticCache
+from transformers import DeepseekV32Config, DeepseekV32ForCausalLM, StaticCache
 from transformers.utils import logging
 
 warnings.filterwarnings("ignore")
@@ -144,7 +144,8 @@ def left_padding():
         other = model(x[1:]).logits
         gen = model.generate(x, attention_mask=mask, max_new_tokens=3, do_sample=False,
                              return_dict_in_generate=True, output_logits=True)
-        gen_alone = model.generate(x[:1, 5:], max_new_tokens=3, do_sample=False,
+        gen_alone = model.generate(x[:1, 5:], attention_mask=mask[:1, 5:], max_new_tokens=3,
+                                   do_sample=False,
                                    return_dict_in_generate=True, output_logits=True)
     return {"padded_real": batched[0, 5:], "alone": alone[0], "other_batched": batched[1], "other": other[0],
             "gen_logits": torch.stack([s[0] for s in gen.logits]).double(),
@@ -156,8 +157,8 @@ def greedy_generate():
     model = build("k6", seed=11)
     x = ids(2, 8, 12)
     with torch.no_grad():
-        gen = model.generate(x, max_new_tokens=6, do_sample=False, return_dict_in_generate=True,
-                             output_logits=True)
+        gen = model.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=6, do_sample=False,
+                             return_dict_in_generate=True, output_logits=True)
         seq = gen.sequences
         again = model(seq).logits[:, 7:-1]
     return {"sequences": seq, "gen_logits": torch.stack(gen.logits, 1).double(), "forward_logits": again}
@@ -169,10 +170,12 @@ def static_cache_generate():
     model = build("k4", seed=13)
     x = ids(2, 7, 14)
     with torch.no_grad():
-        dyn = model.generate(x, max_new_tokens=5, do_sample=False, return_dict_in_generate=True,
+        dyn = model.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=5, do_sample=False,
+                             return_dict_in_generate=True,
                              output_logits=True)
         cache = StaticCache(config=model.config, max_cache_len=20)
-        sta = model.generate(x, max_new_tokens=5, do_sample=False, return_dict_in_generate=True,
+        sta = model.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=5, do_sample=False,
+                             return_dict_in_generate=True,
                              output_logits=True, cache=cache)
     layer = cache.layers[1]
     return {"dyn_seq": dyn.sequences, "sta_seq": sta.sequences,
