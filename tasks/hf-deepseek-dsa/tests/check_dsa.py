@@ -146,6 +146,9 @@ def cache_layer_ops(out, ref):
     close(s3[:, 3], k2[:, 0], what="static: after crop(-3), the next key is written at position 3", **ex)
     close(_a(out["sta_reorder"])[:, :4], s3[[1, 2, 0], :4], what="static: reorder_cache", **ex)
     close(_a(out["sta_after_reset"])[:, :2], k2, what="static: after reset, writing starts at position 0", **ex)
+    # reset of a preallocated buffer: zeroed in place, like the visible StaticLayer.reset (or dropped)
+    if out["sta_reset"] is not None:
+        expect(float(np.abs(_a(out["sta_reset"])).max()) == 0.0, "static: reset must clear the indexer keys")
 
 
 @check("cache_reorder_crop_in_model")
@@ -154,3 +157,39 @@ def cache_reorder_crop_in_model(out, ref):
     close(out["refed"], out["full"], what="crop(-3) then re-feeding the tokens vs one forward", **SELF)
     close(out["after_reset"], out["fresh"], what="reset cache vs a fresh forward", **SELF)
     _both(out, ref, "swapped", "reordered decode logits")
+
+
+@check("cache_edge_ops")
+def cache_edge_ops(out, ref):
+    k1 = _a(out["k1"])
+    ex = dict(rtol=0, atol=0)
+    expect(bool(out["fresh_ops_ok"]), "crop/repeat/select/reorder on an empty indexed layer must not fail "
+                                      "(as on the parent DynamicLayer)")
+    close(out["fresh_then_update"], k1, what="update after operations on an empty layer", **ex)
+    close(out["crop0"], k1, what="crop(0) removes nothing", **ex)
+    pos = np.arange(12, dtype=np.float64).reshape(1, 3, 4) + 100
+    p = pos[..., :3]
+    close(out["pos_crop"], p, what="indexer positions: crop(-1) drops the last token", **ex)
+    p = p[:, [2, 0, 1]]
+    close(out["pos_reorder"], p, what="indexer positions: reorder along the batch axis", **ex)
+    p = np.repeat(p, 2, axis=1)
+    close(out["pos_repeat"], p, what="indexer positions: batch_repeat_interleave", **ex)
+    close(out["pos_select"], p[:, [1, 4]], what="indexer positions: batch_select_indices", **ex)
+    expect(bool(out["pos_reset_none"]), "indexer positions must be cleared by reset (dynamic layer)")
+    close(out["sta_pos_reorder"], pos[:, [1, 2, 0]], what="static: indexer positions reordered", **ex)
+    expect(bool(out["sta_pos_reset_none"]), "indexer positions must be cleared by reset (static layer)")
+    expect(out["refusal"] in ("ValueError", "TypeError", "RuntimeError", "NotImplementedError"),
+           f"update_indexer on a layer without an indexer cache must be refused (got {out['refusal']}); the "
+           "sibling Cache.update_conv_state raises ValueError")
+
+
+@check("static_cache_reorder")
+def static_cache_reorder(out, ref):
+    close(out["swapped"], out["ref"], what="static cache: reorder_cache then decode vs the reordered batch", **SELF)
+    _both(out, ref, "swapped", "reordered static decode logits")
+
+
+@check("dropout_only_in_training")
+def dropout_only_in_training(out, ref):
+    close(out["drop"], out["plain"], what="eval mode with attention_dropout = 0.5 vs 0", **SELF)
+    _both(out, ref, "drop", "eval logits")

@@ -14,7 +14,7 @@ import warnings
 
 import torch
 from lmrbench_probe import case
-from transformers import DeepseekV32Config, DeepseekV32ForCausalLM, StaticCache
+from transformers import DeepseekV32Config, DeepseekV32ForCausalLM, DynamicCache, StaticCache
 from transformers.utils import logging
 
 warnings.filterwarnings("ignore")
@@ -304,3 +304,83 @@ def config_defaults():
     return {"a_layer_types": list(a.layer_types), "a_mlp": list(a.mlp_layer_types), "a_head_dim": a.head_dim,
             "a_qk_head_dim": a.qk_head_dim, "b_mlp": list(b.mlp_layer_types), "c_mlp": list(c.mlp_layer_types),
             "c_experts": c.n_routed_experts}
+
+
+@case(compare="none")
+def cache_edge_ops():
+    """Edge rules of the indexer key cache: operations on a layer that holds nothing yet, crop(0), the optional
+    indexer positions ([position_dims, batch, tokens], declared in the layers' visible __init__), and a layer
+    without an indexer cache refusing `Cache.update_indexer`."""
+    from transformers.cache_utils import DynamicIndexedLayer, StaticIndexedLayer
+
+    g = torch.Generator().manual_seed(23)
+    k1 = torch.randn(3, 4, 5, generator=g, dtype=torch.float64)
+    res = {"k1": k1}
+    fresh = DynamicIndexedLayer()
+    fresh_ok = True
+    try:
+        fresh.crop(-1)
+        fresh.batch_repeat_interleave(2)
+        fresh.batch_select_indices(torch.tensor([0]))
+        fresh.reorder_cache(torch.tensor([0]))
+    except Exception:
+        fresh_ok = False
+    res["fresh_ops_ok"] = fresh_ok
+    res["fresh_then_update"] = fresh.update_indexer(k1).clone()
+    fresh.crop(0)
+    res["crop0"] = fresh.indexer_keys.clone()
+
+    pos = torch.arange(12, dtype=torch.float64).reshape(1, 3, 4) + 100
+    dyn = DynamicIndexedLayer()
+    dyn.update_indexer(k1)
+    dyn.indexer_position_ids = pos.clone()
+    dyn.crop(-1)
+    res["pos_crop"] = dyn.indexer_position_ids.clone()
+    dyn.reorder_cache(torch.tensor([2, 0, 1]))
+    res["pos_reorder"] = dyn.indexer_position_ids.clone()
+    dyn.batch_repeat_interleave(2)
+    res["pos_repeat"] = dyn.indexer_position_ids.clone()
+    dyn.batch_select_indices(torch.tensor([1, 4]))
+    res["pos_select"] = dyn.indexer_position_ids.clone()
+    dyn.reset()
+    res["pos_reset_none"] = dyn.indexer_position_ids is None
+
+    sta = StaticIndexedLayer(max_cache_len=6)
+    sta.update_indexer(k1)
+    sta.indexer_position_ids = pos.clone()
+    sta.reorder_cache(torch.tensor([1, 2, 0]))
+    res["sta_pos_reorder"] = sta.indexer_position_ids.clone()
+    sta.reset()
+    res["sta_pos_reset_none"] = sta.indexer_position_ids is None
+
+    cache = DynamicCache(config=DeepseekV32Config(num_hidden_layers=1, layer_types=["full_attention"]))
+    try:
+        cache.update_indexer(k1, 0)
+        res["refusal"] = "none"
+    except Exception as exc:
+        res["refusal"] = type(exc).__name__
+    return res
+
+
+@case(compare="none")
+def static_cache_reorder():
+    """Through the model with a static cache: reorder_cache then decode = the reordered batch."""
+    model = build("k4", seed=25)
+    x = ids(2, 11, 26)
+    with torch.no_grad():
+        cache = StaticCache(config=model.config, max_cache_len=16)
+        model(x[:, :8], cache=cache, use_cache=True)
+        cache.reorder_cache(torch.tensor([1, 0]))
+        swapped = model(x.flip(0)[:, 8:], cache=cache, use_cache=True).logits
+        ref = model(x.flip(0)).logits[:, 8:]
+    return {"swapped": swapped, "ref": ref}
+
+
+@case(compare="none")
+def dropout_only_in_training():
+    """attention_dropout > 0 changes nothing in eval mode."""
+    x = ids(2, 10, 27)
+    with torch.no_grad():
+        drop = build("k4", seed=28, attention_dropout=0.5)(x).logits
+        plain = build("k4", seed=28)(x).logits
+    return {"drop": drop, "plain": plain}
