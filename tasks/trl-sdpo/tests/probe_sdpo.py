@@ -262,7 +262,8 @@ CONTEXT_RUNS = {
     "feedback_only_without_solution": dict(table="all", feedback=[FEEDBACK, FEEDBACK],
                                            include_environment_feedback=True,
                                            environment_feedback_only_without_solution=True),
-    "thinking_removed": dict(table="think", remove_thinking_from_demonstration=True),
+    # the demonstrations are 21 tokens with end-of-sequence: room for them, so none is truncated
+    "thinking_removed": dict(table="think", remove_thinking_from_demonstration=True, max_completion_length=32),
 }
 DIRECTION_ONLY = {"self_excluded"}
 
