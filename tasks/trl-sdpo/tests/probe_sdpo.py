@@ -113,8 +113,9 @@ TABLES = {
     "single": {"x y": [" bba", " cc", " bba"], "z w": [" dd", " ca", " eee"]},
     # no success at all in the second group (environment feedback only)
     "nosuccess": {"x y": [" bba", " cc", " bba"], "z w": [" dd", " cbc", " eee"]},
-    # reasoning blocks in the demonstrations
-    "think": {"x y": ["<think>b c</think>ba", " cc", "<think>b c</think>ba"], "z w": [" ca", " ca", " dddd"]},
+    # reasoning blocks in the demonstrations (no demonstration starts or ends with whitespace: whether the
+    # removal also strips the text around the block is not decided)
+    "think": {"x y": ["<think>b c</think>ba", " cc", "<think>b c</think>ba"], "z w": ["ca", "ca", " dddd"]},
     # fresh rollouts at every training step: the second step's differ from the first's
     "advancing": [{"x y": [" bba", " cc", " bba"], "z w": [" ca", " ca", " dddd"]},
                   {"x y": [" eab", " eab", " ff"], "z w": [" gg", " hah", " hah"]}],
