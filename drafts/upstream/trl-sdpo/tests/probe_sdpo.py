@@ -42,23 +42,41 @@ def tokenizer():
 
 
 TOK = tokenizer()
+CHAT_TOK = tokenizer()  # the same vocabulary with a small chat template, for conversational prompts
+CHAT_TOK.chat_template = ("{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
+                          "{% if add_generation_prompt %}assistant:{% endif %}")
 
 
 class FixedRollouts(LlamaForCausalLM):
     """A Llama whose sampling is replaced by a table: the k-th copy of a prompt in a generate call gets the k-th
-    completion listed for it (token ids, each ending with the end-of-sequence token), right-padded like generate."""
+    completion listed for it (token ids, each ending with the end-of-sequence token), cut at the call's
+    `max_new_tokens` (a longer completion is truncated, as sampling would be) and right-padded like generate.
+    A table may be a list of tables: the n-th generate call in training mode uses the n-th (the last one from
+    then on), so fresh rollouts differ from the previous step's. A rendered chat prompt is looked up by the table
+    key it holds."""
 
-    table: ClassVar[dict] = {}
+    table: ClassVar = {}
+    train_calls: ClassVar[int] = 0
 
     def generate(self, input_ids=None, attention_mask=None, **kwargs):
+        table = FixedRollouts.table
+        if isinstance(table, list):
+            table = table[min(FixedRollouts.train_calls, len(table) - 1)] if self.training else table[0]
+            if self.training:
+                FixedRollouts.train_calls += 1
+        cfg = kwargs.get("generation_config")
+        max_new = kwargs.get("max_new_tokens") or getattr(cfg, "max_new_tokens", None)
         seen: dict = {}
         rows = []
         for ids, mask in zip(input_ids.tolist(), attention_mask.tolist(), strict=True):
             key = TOK.decode([i for i, m in zip(ids, mask, strict=True) if m], skip_special_tokens=True)
+            if key not in table:
+                key = next(k for k in table if k in key)
             k = seen.get(key, 0)
             seen[key] = k + 1
-            text = self.table[key][k % len(self.table[key])]
-            rows.append(TOK(text, add_special_tokens=False)["input_ids"] + [TOK.eos_token_id])
+            text = table[key][k % len(table[key])]
+            row = TOK(text, add_special_tokens=False)["input_ids"] + [TOK.eos_token_id]
+            rows.append(row[:max_new] if max_new else row)
         width = max(len(r) for r in rows)
         comp = torch.tensor([r + [TOK.pad_token_id] * (width - len(r)) for r in rows], dtype=input_ids.dtype)
         return torch.cat([input_ids, comp], dim=1)
@@ -95,18 +113,26 @@ TABLES = {
     "single": {"x y": [" bba", " cc", " bba"], "z w": [" dd", " ca", " eee"]},
     # no success at all in the second group (environment feedback only)
     "nosuccess": {"x y": [" bba", " cc", " bba"], "z w": [" dd", " cbc", " eee"]},
-    # reasoning blocks in the demonstrations
-    "think": {"x y": ["<think>b c</think>ba", " cc", "<think>b c</think>ba"], "z w": [" ca", " ca", " dddd"]},
+    # reasoning blocks in the demonstrations (no demonstration starts or ends with whitespace: whether the
+    # removal also strips the text around the block is not decided)
+    "think": {"x y": ["<think>b c</think>ba", " cc", "<think>b c</think>ba"], "z w": ["ca", "ca", " dddd"]},
+    # fresh rollouts at every training step: the second step's differ from the first's
+    "advancing": [{"x y": [" bba", " cc", " bba"], "z w": [" ca", " ca", " dddd"]},
+                  {"x y": [" eab", " eab", " ff"], "z w": [" gg", " hah", " hah"]}],
+    # evaluation with groups of two (num_generations_eval=2): the first two of each group both succeed
+    "eval_pairs": {"x y": [" bba", " bba", " cc"], "z w": [" ca", " ca", " dd"]},
 }
 
 
 def reward_has_a(prompts, completions, **kwargs):
-    return [1.0 if "a" in c else 0.0 for c in completions]
+    texts = [c if isinstance(c, str) else c[-1]["content"] for c in completions]
+    return [1.0 if "a" in c else 0.0 for c in texts]
 
 
-def run(table="all", feedback=None, train_steps=0, lr=0.5, per_device=2 * G, model=None, **kw):
+def run(table="all", feedback=None, train_steps=0, lr=0.5, per_device=2 * G, model=None, prompts=None,
+        reward_funcs=reward_has_a, trainer_kw=None, **kw):
     res = {}
-    data = {"prompt": ["x y", "z w"]}
+    data = {"prompt": prompts or ["x y", "z w"]}
     if feedback is not None:
         data["privileged_context"] = feedback
     ds = Dataset.from_dict(data)
@@ -120,15 +146,18 @@ def run(table="all", feedback=None, train_steps=0, lr=0.5, per_device=2 * G, mod
         base.update(kw)
         args = SDPOConfig(**base)
         FixedRollouts.table = TABLES[table]
+        FixedRollouts.train_calls = 0
+        trainer_kw = dict(trainer_kw or {})
+        tok = trainer_kw.pop("processing_class", TOK)
         student = build_student() if model is None else model
         if isinstance(student, str):  # a model given by its path: the trainer loads it (it samples; no outputs)
-            trainer = SDPOTrainer(model=student, reward_funcs=reward_has_a, args=args, train_dataset=ds,
-                                  eval_dataset=ds, processing_class=TOK)
+            trainer = SDPOTrainer(model=student, reward_funcs=reward_funcs, args=args, train_dataset=ds,
+                                  eval_dataset=ds, processing_class=tok, **trainer_kw)
             res["eval_loss"] = trainer.evaluate()["eval_loss"]
             return res
         before = {n: p.detach().clone() for n, p in student.named_parameters()}
-        trainer = SDPOTrainer(model=student, reward_funcs=reward_has_a, args=args, train_dataset=ds,
-                              eval_dataset=ds, processing_class=TOK)
+        trainer = SDPOTrainer(model=student, reward_funcs=reward_funcs, args=args, train_dataset=ds,
+                              eval_dataset=ds, processing_class=tok, **trainer_kw)
         res["eval_loss"] = trainer.evaluate()["eval_loss"]
         if train_steps:
             trainer.train()
@@ -196,6 +225,8 @@ def teacher(name):
 BLEND_RUNS = {
     "quarter": dict(distillation_weight=0.25),
     "policy_only": dict(distillation_weight=0.0),
+    # a reward function's weight multiplies its reward (the `reward_weights` docstring)
+    "policy_only_weighted": dict(distillation_weight=0.0, reward_weights=[2.0]),
 }
 
 
@@ -232,7 +263,8 @@ CONTEXT_RUNS = {
     "feedback_only_without_solution": dict(table="all", feedback=[FEEDBACK, FEEDBACK],
                                            include_environment_feedback=True,
                                            environment_feedback_only_without_solution=True),
-    "thinking_removed": dict(table="think", remove_thinking_from_demonstration=True),
+    # the demonstrations are 21 tokens with end-of-sequence: room for them, so none is truncated
+    "thinking_removed": dict(table="think", remove_thinking_from_demonstration=True, max_completion_length=32),
 }
 DIRECTION_ONLY = {"self_excluded"}
 
@@ -248,6 +280,36 @@ def teacher_context(name):
     return res
 
 
+# --- rollouts: fresh at every step, truncated at max_completion_length, evaluation groups ----------------------
+# `advancing`: the table changes after the first training step, so the second step must sample anew (paper.md
+# section 3: on-policy rollouts; the `steps_per_generation` docstring). `truncated_*`: max_completion_length=5 cuts
+# " dddd" + end-of-sequence to five tokens without an end; it is kept by default and excluded from the loss with
+# `mask_truncated_completions=True` (its docstring; how the batch mean counts the excluded rollout is not decided:
+# only the update's direction is compared there). `eval_pairs`: evaluation groups of num_generations_eval=2.
+
+ROLLOUT_RUNS = {
+    "advancing": dict(table="advancing", train_steps=2),
+    "truncated_kept": dict(train_steps=1, max_completion_length=5),
+    "truncated_masked": dict(train_steps=1, max_completion_length=5, mask_truncated_completions=True),
+    "eval_pairs": dict(table="eval_pairs", num_generations_eval=2, per_device_eval_batch_size=4),
+}
+ROLLOUT_DIRECTION_ONLY = {"truncated_masked"}
+
+
+@case(params=list(ROLLOUT_RUNS), ids=list(ROLLOUT_RUNS), rtol=1e-4, atol=1e-5,
+      outputs={"update_dir": {"rtol": 1e-4, "atol": 1e-5}})
+def rollouts(name):
+    res = run(distillation_mode="full_logits", distillation_alpha=1.0, **ROLLOUT_RUNS[name])
+    # the same keys for every run (an evaluation-only run has no update)
+    zero = torch.zeros((), dtype=torch.float64)
+    for k in ("update_norm", "update_head", "update_dir"):
+        res.setdefault(k, zero)
+    res.setdefault("eval_loss_after", 0.0)
+    if name in ROLLOUT_DIRECTION_ONLY:
+        res["eval_loss"], res["update_norm"], res["update_head"] = 0.0, zero, zero
+    return res
+
+
 # --- configuration the docstrings decide --------------------------------------------------------------------
 
 BAD = {
@@ -257,11 +319,20 @@ BAD = {
     "topk_without_k": dict(distillation_mode="topk_logits", distillation_alpha=1.0),
     "group_not_dividing_batch": dict(per_device_train_batch_size=4),
     "teacher_server_without_vllm": dict(use_teacher_server=True),
+    # evaluation on, and the eval batch (8) not a multiple of the group size: refused like the GRPOConfig sibling
+    # does (trl/trainer/grpo_config.py, __post_init__); 8 > the 6 eval samples, so an unchecked run would go through
+    "eval_group_not_dividing_batch": dict(do_eval=True, eval_strategy="steps", eval_steps=1,
+                                          per_device_eval_batch_size=8),
 }
 GOOD = {
     "weight_zero": dict(distillation_weight=0.0),
     "topk_with_jsd": dict(distillation_mode="topk_logits", distillation_topk=3, distillation_alpha=0.5),
     "model_as_path": dict(model=BASE),
+    # the generation batch given instead of steps_per_generation (their docstrings: either one may be given)
+    "generation_batch_size_given": dict(generation_batch_size=2 * G),
+    # conversational prompts (the builder's visible `_extract_last_user_text`: "a conversational prompt")
+    "conversational_prompts": dict(prompts=[[{"role": "user", "content": "x y"}], [{"role": "user", "content": "z w"}]],
+                                   trainer_kw={"processing_class": CHAT_TOK}),
 }
 
 
