@@ -137,6 +137,8 @@ GREEDY = {
     "gpt2_n4": dict(arch="gpt2", n=4, new=18, kw=dict(no_repeat_ngram_size=2)),
     "llama_n5_rep_penalty": dict(arch="llama", n=5, new=20, kw=dict(repetition_penalty=3.0)),
     "llama_n4_no_repeat": dict(arch="llama", n=4, new=20, kw=dict(no_repeat_ngram_size=2)),
+    # a user-supplied processor list (`logits_processor=`): the draft must be processed like the target's logits
+    "llama_n4_user_processor": dict(arch="llama", n=4, new=24, suppress=[10, 15, 7, 19]),
 }
 
 
@@ -149,9 +151,14 @@ def greedy_equivalence(key):
     set_assistant(assistant, spec["n"], spec.get("schedule", "constant"))
     kw = dict(max_new_tokens=spec["new"], do_sample=False, return_dict_in_generate=True, output_scores=True,
               **spec.get("kw", {}))
-    plain = target.generate(PROMPT, **kw)
+
+    def user():  # a fresh list for each call
+        return dict(logits_processor=LogitsProcessorList([SuppressTokensLogitsProcessor(spec["suppress"])])) \
+            if "suppress" in spec else {}
+
+    plain = target.generate(PROMPT, **kw, **user())
     calls = count_calls(target)
-    assisted = target.generate(PROMPT, assistant_model=assistant, **kw)
+    assisted = target.generate(PROMPT, assistant_model=assistant, **kw, **user())
     return {"plain": plain.sequences[0], "assisted": assisted.sequences[0],
             "plain_scores": scores_of(plain), "assisted_scores": scores_of(assisted),
             "target_calls": calls[0], "new": spec["new"]}
@@ -164,7 +171,8 @@ def greedy_with_masks(arch):
     if arch == "gpt2":
         target = gpt2(1)
         assistant = noisy_copy(target, 2, 0.3)
-        extra = dict(token_type_ids=torch.tensor([[0, 0, 1, 1, 1, 1]]))
+        # a type other than the last at an unmasked position (index 2), so growing the types wrongly shows
+        extra = dict(token_type_ids=torch.tensor([[0, 0, 0, 1, 1, 1]]))
     else:
         target = llama(0)
         assistant = noisy_copy(target, 5, 0.3)
