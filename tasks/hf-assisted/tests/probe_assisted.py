@@ -20,6 +20,8 @@ from transformers import (
     GPT2LMHeadModel,
     LlamaConfig,
     LlamaForCausalLM,
+    MambaConfig,
+    MambaForCausalLM,
 )
 from transformers.generation.candidate_generator import PromptLookupCandidateGenerator
 from transformers.generation.logits_process import LogitsProcessorList, SuppressTokensLogitsProcessor
@@ -439,3 +441,22 @@ def encoder_decoder_greedy():
         out[f"{tag}_decoder_hidden_states_len"] = -1 if dec is None else len(dec)
     return out
 
+
+
+@case(compare="none")
+def recurrent_greedy():
+    """A recurrent (state-space) target and assistant (tiny Mamba): rejected guesses must be undone in a cache
+    that keeps recurrent states, not only keys and values; greedy output as plain greedy."""
+    torch.manual_seed(0)
+    cfg = MambaConfig(vocab_size=24, hidden_size=16, state_size=4, num_hidden_layers=2, expand=2, conv_kernel=3,
+                      bos_token_id=None, eos_token_id=None, pad_token_id=None, tie_word_embeddings=True)
+    target = MambaForCausalLM(cfg).double().eval()
+    with torch.no_grad():
+        target.backbone.embeddings.weight.mul_(4.0)
+    target.generation_config.eos_token_id = None
+    assistant = noisy_copy(target, 5, 0.3)
+    set_assistant(assistant, 3)
+    kw = dict(max_new_tokens=16, do_sample=False, no_repeat_ngram_size=2)
+    plain = target.generate(PROMPT, **kw)
+    assisted = target.generate(PROMPT, assistant_model=assistant, **kw)
+    return {"plain": plain[0], "assisted": assisted[0]}
