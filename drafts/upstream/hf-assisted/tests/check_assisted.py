@@ -217,3 +217,9 @@ def encoder_decoder_greedy(out, ref):
           what="encoder_hidden_states")
     equal(int(out["assisted_decoder_hidden_states_len"]), int(out["plain_decoder_hidden_states_len"]),
           what="decoder_hidden_states: one entry per generated token")
+
+
+@check("recurrent_greedy")
+def recurrent_greedy(out, ref):
+    # paper.md "Greedy decoding": identical to the target's greedy output, whatever the model's cache holds
+    _greedy_same(out, "recurrent (Mamba) target")

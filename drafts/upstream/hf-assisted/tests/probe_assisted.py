@@ -20,6 +20,8 @@ from transformers import (
     GPT2LMHeadModel,
     LlamaConfig,
     LlamaForCausalLM,
+    MambaConfig,
+    MambaForCausalLM,
 )
 from transformers.generation.candidate_generator import PromptLookupCandidateGenerator
 from transformers.generation.logits_process import LogitsProcessorList, SuppressTokensLogitsProcessor
@@ -137,6 +139,8 @@ GREEDY = {
     "gpt2_n4": dict(arch="gpt2", n=4, new=18, kw=dict(no_repeat_ngram_size=2)),
     "llama_n5_rep_penalty": dict(arch="llama", n=5, new=20, kw=dict(repetition_penalty=3.0)),
     "llama_n4_no_repeat": dict(arch="llama", n=4, new=20, kw=dict(no_repeat_ngram_size=2)),
+    # a user-supplied processor list (`logits_processor=`): the draft must be processed like the target's logits
+    "llama_n4_user_processor": dict(arch="llama", n=4, new=24, suppress=[10, 15, 7, 19]),
 }
 
 
@@ -149,9 +153,14 @@ def greedy_equivalence(key):
     set_assistant(assistant, spec["n"], spec.get("schedule", "constant"))
     kw = dict(max_new_tokens=spec["new"], do_sample=False, return_dict_in_generate=True, output_scores=True,
               **spec.get("kw", {}))
-    plain = target.generate(PROMPT, **kw)
+
+    def user():  # a fresh list for each call
+        return dict(logits_processor=LogitsProcessorList([SuppressTokensLogitsProcessor(spec["suppress"])])) \
+            if "suppress" in spec else {}
+
+    plain = target.generate(PROMPT, **kw, **user())
     calls = count_calls(target)
-    assisted = target.generate(PROMPT, assistant_model=assistant, **kw)
+    assisted = target.generate(PROMPT, assistant_model=assistant, **kw, **user())
     return {"plain": plain.sequences[0], "assisted": assisted.sequences[0],
             "plain_scores": scores_of(plain), "assisted_scores": scores_of(assisted),
             "target_calls": calls[0], "new": spec["new"]}
@@ -164,7 +173,8 @@ def greedy_with_masks(arch):
     if arch == "gpt2":
         target = gpt2(1)
         assistant = noisy_copy(target, 2, 0.3)
-        extra = dict(token_type_ids=torch.tensor([[0, 0, 1, 1, 1, 1]]))
+        # a type other than the last at an unmasked position (index 2), so growing the types wrongly shows
+        extra = dict(token_type_ids=torch.tensor([[0, 0, 0, 1, 1, 1]]))
     else:
         target = llama(0)
         assistant = noisy_copy(target, 5, 0.3)
@@ -431,3 +441,22 @@ def encoder_decoder_greedy():
         out[f"{tag}_decoder_hidden_states_len"] = -1 if dec is None else len(dec)
     return out
 
+
+
+@case(compare="none")
+def recurrent_greedy():
+    """A recurrent (state-space) target and assistant (tiny Mamba): rejected guesses must be undone in a cache
+    that keeps recurrent states, not only keys and values; greedy output as plain greedy."""
+    torch.manual_seed(0)
+    cfg = MambaConfig(vocab_size=24, hidden_size=16, state_size=4, num_hidden_layers=2, expand=2, conv_kernel=3,
+                      bos_token_id=None, eos_token_id=None, pad_token_id=None, tie_word_embeddings=True)
+    target = MambaForCausalLM(cfg).double().eval()
+    with torch.no_grad():
+        target.backbone.embeddings.weight.mul_(4.0)
+    target.generation_config.eos_token_id = None
+    assistant = noisy_copy(target, 5, 0.3)
+    set_assistant(assistant, 3)
+    kw = dict(max_new_tokens=16, do_sample=False, no_repeat_ngram_size=2)
+    plain = target.generate(PROMPT, **kw)
+    assisted = target.generate(PROMPT, assistant_model=assistant, **kw)
+    return {"plain": plain[0], "assisted": assisted[0]}
