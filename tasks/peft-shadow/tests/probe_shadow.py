@@ -638,3 +638,180 @@ def seq_cls_kinds(p):
         det = pm.unload_shadow(copy=True)
         det_logits = det(input_ids=ids).logits
     return {"loss": out.loss, "ref_loss": task + 0.5 * shadow, "det_logits": det_logits, "det_ref": logits_s}
+
+
+# ================================================================ cases added in the sixth session
+
+
+def _prefix_cache(pm, ids, n):
+    with torch.no_grad():
+        return pm(input_ids=ids[:, :n], use_cache=True).cache
+
+
+@case(rtol=1e-9, atol=1e-11)
+def cache_api():
+    """The returned paired cache through transformers' Cache API: metadata equals the base model's own cache after
+    the same prefix (delegation, ShadowCache docstring); crop / batch_select_indices / batch_repeat_interleave /
+    reorder_cache act on both halves, so the next teacher-forced step equals the full forward (paper 7)."""
+    ids = _ids((2, 7), 23)
+    pm, _blocks, _bb, _proj = _setup(dict(r=3, shadow_alpha=0.6))
+    with torch.no_grad():
+        full = pm(input_ids=ids, use_cache=False).logits
+        bc = _base()(input_ids=ids[:, :5], use_cache=True).cache
+    c = _prefix_cache(pm, ids, 5)
+    meta = {"seq_len": c.get_seq_length(), "base_seq_len": bc.get_seq_length(),
+            "initialized": c.is_initialized, "base_initialized": bc.is_initialized,
+            "max_length": c.get_max_length(), "base_max_length": bc.get_max_length(),
+            "mask_sizes": list(c.get_mask_sizes(1, 0)), "base_mask_sizes": list(bc.get_mask_sizes(1, 0))}
+    with torch.no_grad():
+        c.crop(-2)  # transformers 5 crops by a negative count: 3 positions are kept
+        cropped = pm(input_ids=ids[:, 3:4], cache=c, use_cache=True).logits
+        c = _prefix_cache(pm, ids, 5)
+        c.batch_select_indices(torch.tensor([1]))
+        selected = pm(input_ids=ids[1:2, 5:6], cache=c, use_cache=True).logits
+        c = _prefix_cache(pm, ids, 5)
+        c.batch_repeat_interleave(2)
+        repeated = pm(input_ids=ids.repeat_interleave(2, 0)[:, 5:6], cache=c, use_cache=True).logits
+        c = _prefix_cache(pm, ids, 5)
+        c.reorder_cache(torch.tensor([1, 0]))
+        reordered = pm(input_ids=ids.flip(0)[:, 5:6], cache=c, use_cache=True).logits
+    return {**meta, "cropped": cropped, "cropped_ref": full[:, 3:4], "selected": selected,
+            "selected_ref": full[1:2, 5:6], "repeated": repeated,
+            "repeated_ref": full.repeat_interleave(2, 0)[:, 5:6], "reordered": reordered,
+            "reordered_ref": full.flip(0)[:, 5:6]}
+
+
+PRE = [D, 8]
+
+
+@case(params=PRE, ids=["same_width", "narrow"], rtol=1e-9, atol=1e-11)
+def pretrained_backbone(width):
+    """A pretrained shadow backbone from a local folder (`shadow_model=<path>`): its own embedding table
+    (sharing switched off explicitly at equal width, impossible when narrower), kept frozen (paper 2;
+    `_freeze_backbone_embeddings` docstring), the rest trainable; a projection P only when its width differs
+    from the base; logits = the hook reference with s^(0) = P(B(x))."""
+    from transformers import LlamaModel
+    ids = _ids((2, 6), 24)
+    torch.manual_seed(25)
+    small = LlamaModel(_cfg(1, hidden_size=width, intermediate_size=12))
+    with tempfile.TemporaryDirectory() as tmp:
+        small.save_pretrained(tmp)
+        pm = get_peft_model(_base(), _shadow(r=3, shadow_alpha=0.5, shadow_model=tmp, share_embeddings=False))
+    pm.eval()
+    blocks, g = _assign(pm, "default", 26)
+    bb = _find_backbone(pm, _inner(pm))[-1]
+    emb = bb.get_input_embeddings()
+    emb_trainable = bool(emb.weight.requires_grad)
+    others_trainable = all(p.requires_grad for n, p in bb.named_parameters() if "embed" not in n)
+    with torch.no_grad():
+        same_weights = bool(torch.equal(emb.weight, small.get_input_embeddings().weight))
+    _assign_backbone(bb, g)
+    proj = None
+    cands = _projection(pm, bb, width) if width != D else []
+    if width != D:
+        if len(cands) != 1:
+            raise RuntimeError(f"{len(cands)} projection candidates")
+        proj = cands[0]
+        with torch.no_grad():
+            proj.weight.copy_(_vals(proj.weight.shape, g))
+    with torch.no_grad():
+        out = pm(input_ids=ids).logits
+    s0 = _s0(pm, bb, proj, ids, shared=False)
+    ref = _reference_logits(_base(), blocks, s0, ids, 0.5)
+    return {"out": out, "ref": ref, "embedding_trainable": emb_trainable, "others_trainable": others_trainable,
+            "loaded_weights": same_weights, "n_projections": len(cands)}
+
+
+@case(compare="exact")
+def block_ranges():
+    """Two adapters over different block ranges (blocks 0-1 and 2-3 of 4): adding the second creates new wrapped
+    blocks that stay frozen (peft's add_adapter contract, as api_paths); the active first adapter still moves the
+    output away from the base model (paper 4), and the positional call of the tuned transformers model itself gives
+    the keyword call's logits. (The exact logits are not compared: how the release treats the second adapter's
+    wrapped blocks while the first is active is not decided.)"""
+    ids = _ids((2, 5), 27)
+    kw = dict(r=3, shadow_alpha=0.6, target_modules=["model.layers.0", "model.layers.1"])
+    pm = get_peft_model(_base(4), _shadow(**kw))
+    n_before = _n_trainable(pm)
+    pm.add_adapter("other", _shadow(r=2, target_modules=["model.layers.2", "model.layers.3"]))
+    n_after = _n_trainable(pm)
+    pm, _blocks, _bb, _proj = _setup(kw, layers=4, pm=pm)
+    with torch.no_grad():
+        out = pm(input_ids=ids).logits
+        positional = pm.get_base_model()(ids).logits
+        base = _base(4)(input_ids=ids).logits
+    return {"adapted": bool((out - base).abs().max() > 1e-3),
+            "positional_same": bool(torch.allclose(positional, out, rtol=1e-9, atol=1e-11)),
+            "n_before": n_before, "n_after_add": n_after}
+
+
+def _qwen2(seed=0):
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+    torch.manual_seed(seed)
+    cfg = Qwen2Config(vocab_size=V, hidden_size=D, intermediate_size=24, num_hidden_layers=3, num_attention_heads=2,
+                      num_key_value_heads=2, max_position_embeddings=32, tie_word_embeddings=False,
+                      use_sliding_window=True, sliding_window=4, max_window_layers=3,
+                      layer_types=["full_attention", "sliding_attention", "full_attention"])
+    cfg._attn_implementation = "eager"
+    return Qwen2ForCausalLM(cfg).eval()
+
+
+@case(rtol=1e-9, atol=1e-11)
+def qwen2_layer_types():
+    """A Qwen2 decoder whose config carries per-layer `layer_types` and `max_window_layers`: the one-layer mirror
+    backbone is built (paper 2) and the logits equal the hook reference (paper 1-4)."""
+    ids = _ids((2, 6), 28)
+    pm = get_peft_model(_qwen2(), _shadow(r=3, shadow_alpha=0.5))
+    pm.eval()
+    blocks, g = _assign(pm, "default", 29)
+    bb = _find_backbone(pm, _inner(pm))[-1]
+    _assign_backbone(bb, g)
+    with torch.no_grad():
+        out = pm(input_ids=ids).logits
+    s0 = _s0(pm, bb, None, ids)
+    ref = _reference_logits(_qwen2(), blocks, s0, ids, 0.5)
+    return {"out": out, "ref": ref, "bb_layers": int(bb.config.num_hidden_layers)}
+
+
+def _bloom(seed=0):
+    from transformers import BloomConfig, BloomForCausalLM
+    torch.manual_seed(seed)
+    cfg = BloomConfig(vocab_size=V, hidden_size=D, n_layer=3, n_head=2, hidden_dropout=0.0, attention_dropout=0.0,
+                      tie_word_embeddings=False, pad_token_id=0)
+    cfg._attn_implementation = "eager"
+    return BloomForCausalLM(cfg).eval()
+
+
+@case(rtol=1e-9, atol=1e-11)
+def tuple_blocks():
+    """A BLOOM decoder, whose blocks return a tuple (hidden states first): the update reads the block's hidden
+    states (paper 4, h_out) and the logits equal the hook reference (paper 1-4)."""
+    ids = _ids((2, 6), 30)
+    pm = get_peft_model(_bloom(), _shadow(r=3, shadow_alpha=0.5))
+    pm.eval()
+    blocks, g = _assign(pm, "default", 31)
+    bb = _find_backbone(pm, _inner(pm))[-1]
+    _assign_backbone(bb, g)
+    with torch.no_grad():
+        out = pm(input_ids=ids).logits
+        emb = pm.get_base_model().get_input_embeddings()(ids)
+        s0 = bb(inputs_embeds=emb, use_cache=False).last_hidden_state
+    ref = _reference_logits(_bloom(), blocks, s0, ids, 0.5)
+    return {"out": out, "ref": ref}
+
+
+@case(rtol=1e-9, atol=1e-11)
+def detached_embeddings():
+    """The detached model (shared base embeddings at equal width) follows transformers' set/get_input_embeddings
+    contract: after `set_input_embeddings(E2)` it reads E2 and computes lm_head(B(E2 x)) (paper 6)."""
+    ids = _ids((2, 6), 32)
+    pm, _blocks, bb, _proj = _setup(dict(r=3, shadow_alpha=0.5))
+    det = pm.unload_shadow(copy=True)
+    torch.manual_seed(33)
+    e2 = nn.Embedding(V, D)
+    det.set_input_embeddings(e2)
+    same = det.get_input_embeddings() is e2
+    with torch.no_grad():
+        out = det(input_ids=ids).logits
+        ref = pm.get_base_model().lm_head(bb(inputs_embeds=e2(ids), use_cache=False).last_hidden_state)
+    return {"out": out, "ref": ref, "reads_new_table": same}
