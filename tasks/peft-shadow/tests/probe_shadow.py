@@ -176,6 +176,11 @@ def _s0(pm, backbone, proj, ids, attention_mask=None, shared=True):
         return h if proj is None else proj(h)
 
 
+def _token_diff(a, b):
+    """Largest token difference of two generated batches (-1 when their shapes differ)."""
+    return int((a - b).abs().max()) if a.shape == b.shape else -1
+
+
 def _n_trainable(model):
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
@@ -563,9 +568,9 @@ def generate_cache():
         d = det.generate(input_ids=ids, use_cache=False, **kw)
         s0 = _s0(pm, bb, proj, ids)
         first = pm.get_base_model().lm_head(s0)[:, -1]
-    return {"same_tokens": bool(torch.equal(a.sequences, b.sequences)),
+    return {"token_diff": _token_diff(a.sequences, b.sequences),
             "score_diff": max(float((x - y).abs().max()) for x, y in zip(a.scores, b.scores, strict=True)),
-            "det_same_tokens": bool(torch.equal(c.sequences, d.sequences)),
+            "det_token_diff": _token_diff(c.sequences, d.sequences),
             "det_score_diff": max(float((x - y).abs().max()) for x, y in zip(c.scores, d.scores, strict=True)),
             "det_first_diff": float((c.scores[0].double() - first).abs().max())}
 
@@ -592,7 +597,7 @@ def api_paths():
     base_emb = pm.get_base_model().get_input_embeddings()
     emb_same = det.get_input_embeddings().weight.data_ptr() == base_emb.weight.data_ptr()
     return {"kw_out": kw_out, "pos_out": pos_out, "n_before": n_before, "n_after_add": n_after_add,
-            "beam_same_tokens": bool(torch.equal(a.sequences, b.sequences)),
+            "beam_token_diff": _token_diff(a.sequences, b.sequences),
             "beam_score_diff": max(float((x - y).abs().max()) for x, y in zip(a.scores, b.scores, strict=True)),
             "detached_embeddings_shared": emb_same}
 
@@ -704,7 +709,7 @@ def pretrained_backbone(width):
     emb_trainable = bool(emb.weight.requires_grad)
     others_trainable = all(p.requires_grad for n, p in bb.named_parameters() if "embed" not in n)
     with torch.no_grad():
-        same_weights = bool(torch.equal(emb.weight, small.get_input_embeddings().weight))
+        loaded_diff = (emb.weight - small.get_input_embeddings().weight).abs().max()
     _assign_backbone(bb, g)
     proj = None
     cands = _projection(pm, bb, width) if width != D else []
@@ -719,10 +724,10 @@ def pretrained_backbone(width):
     s0 = _s0(pm, bb, proj, ids, shared=False)
     ref = _reference_logits(_base(), blocks, s0, ids, 0.5)
     return {"out": out, "ref": ref, "embedding_trainable": emb_trainable, "others_trainable": others_trainable,
-            "loaded_weights": same_weights, "n_projections": len(cands)}
+            "loaded_diff": loaded_diff, "n_projections": len(cands)}
 
 
-@case(compare="exact")
+@case(rtol=1e-9, atol=1e-11)
 def block_ranges():
     """Two adapters over different block ranges (blocks 0-1 and 2-3 of 4): adding the second creates new wrapped
     blocks that stay frozen (peft's add_adapter contract, as api_paths); the active first adapter still moves the
@@ -741,7 +746,7 @@ def block_ranges():
         positional = pm.get_base_model()(ids).logits
         base = _base(4)(input_ids=ids).logits
     return {"adapted": bool((out - base).abs().max() > 1e-3),
-            "positional_same": bool(torch.allclose(positional, out, rtol=1e-9, atol=1e-11)),
+            "positional_diff": (positional - out).abs().max(),
             "n_before": n_before, "n_after_add": n_after}
 
 
