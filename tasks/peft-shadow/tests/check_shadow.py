@@ -122,7 +122,8 @@ def cache_api(out, ref):
 @check("pretrained_backbone[*]")
 def pretrained_backbone(out, ref):
     close(out["out"], out["ref"], rtol=1e-9, atol=1e-11, what="pretrained backbone: logits = Eq. 1-7")
-    expect(not bool(out["embedding_trainable"]), "a pretrained backbone's embeddings stay frozen (paper 2)")
+    expect(not bool(out["embedding_trainable"]),
+           "a pretrained backbone's embeddings stay frozen (model.py `_freeze_backbone_embeddings` docstring)")
     expect(bool(out["others_trainable"]), "the rest of the shadow backbone is trained")
     expect(float(np.asarray(out["loaded_diff"])) == 0.0, "the backbone holds the checkpoint's weights")
 
