@@ -118,7 +118,11 @@ def _assign(pm, adapter="default", seed=5, sh=D):
 
 @torch.no_grad()
 def _assign_backbone(backbone, g):
-    for _, p in sorted(backbone.named_parameters()):
+    # embedding tables last: whether a shared-width mirror keeps an unused table of its own (BLOOM's
+    # `word_embeddings`, GPT-2's `wte`) is not decided, and it must not shift the values of the other parameters
+    embeds = {id(m.weight) for m in backbone.modules() if isinstance(m, nn.Embedding)}
+    named = sorted(backbone.named_parameters())
+    for _, p in [x for x in named if id(x[1]) not in embeds] + [x for x in named if id(x[1]) in embeds]:
         if p.dim() == 1:
             p.copy_(1.0 + _vals(p.shape, g, 0.1))
         else:
@@ -193,8 +197,14 @@ def _shadow(**kw):
 
 # ================================================================ cases
 
+# The narrow mirror's per-head width is not decided (keep the base config's `head_dim`, or re-derive it as
+# width / heads): the narrow cases use a base whose head_dim (4) is already width / heads of the narrow mirror
+# (8 / 2), so both readings build the same backbone.
+NARROW_BASE = dict(head_dim=4)
+NARROW = dict(shadow_hidden_size=8, shadow_num_attention_heads=2, shadow_intermediate_size=12)
+
 INIT = [dict(r=4), dict(r=2, shadow_alpha=0.5), dict(r=3, shadow_num_hidden_layers=2),
-        dict(r=4, shadow_hidden_size=8, shadow_num_attention_heads=2, shadow_intermediate_size=12),
+        dict(r=4, **NARROW, base_kw=NARROW_BASE),
         dict(r=2, update_hidden_size=6)]
 
 
@@ -204,10 +214,12 @@ def zero_init(kw):
     """W_up = 0: the adapted model is the base model; every base parameter frozen; trainable count; backbone
     architecture (a mirror of the base decoder, reduced as asked); shared embeddings only at equal width."""
     ids = _ids()
-    base = _base()
+    kw = dict(kw)
+    base_kw = kw.pop("base_kw", {})
+    base = _base(**base_kw)
     with torch.no_grad():
         ref = base(input_ids=ids).logits
-    pm = get_peft_model(_base(), _shadow(**kw))
+    pm = get_peft_model(_base(**base_kw), _shadow(**kw))
     pm.eval()
     with torch.no_grad():
         out = pm(input_ids=ids).logits
@@ -227,7 +239,7 @@ def zero_init(kw):
 
 
 EQ = [dict(r=4, shadow_alpha=0.1), dict(r=3, shadow_alpha=0.7), dict(r=2, shadow_alpha=0.4, update_hidden_size=5),
-      dict(r=4, shadow_alpha=0.3, shadow_hidden_size=8, shadow_num_attention_heads=2, shadow_intermediate_size=12),
+      dict(r=4, shadow_alpha=0.3, **NARROW, base_kw=NARROW_BASE),
       dict(r=2, shadow_alpha=0.5, shadow_num_hidden_layers=2)]
 
 
@@ -258,17 +270,19 @@ def equations(kw):
     ids = _ids((2, 6), 2)
     mask = torch.ones_like(ids)
     mask[1, 4:] = 0
-    pm, blocks, bb, proj = _setup(kw)
+    kw = dict(kw)
+    base_kw = kw.pop("base_kw", {})
+    pm, blocks, bb, proj = _setup(kw, base_kw=base_kw)
     sh = kw.get("shadow_hidden_size") or D
     with torch.no_grad():
         out = pm(input_ids=ids).logits
         out_mask = pm(input_ids=ids, attention_mask=mask).logits
     s0 = _s0(pm, bb, proj, ids, shared=(sh == D))
     s0_mask = _s0(pm, bb, proj, ids, mask, shared=(sh == D))
-    ref = _reference_logits(_base(), blocks, s0, ids, kw["shadow_alpha"])
-    ref_mask = _reference_logits(_base(), blocks, s0_mask, ids, kw["shadow_alpha"], attention_mask=mask)
+    ref = _reference_logits(_base(**base_kw), blocks, s0, ids, kw["shadow_alpha"])
+    ref_mask = _reference_logits(_base(**base_kw), blocks, s0_mask, ids, kw["shadow_alpha"], attention_mask=mask)
     with torch.no_grad():
-        base = _base()(input_ids=ids).logits
+        base = _base(**base_kw)(input_ids=ids).logits
     return {"out": out, "ref": ref, "out_mask": out_mask, "ref_mask": ref_mask,
             "moved": (out - base).abs().max()}
 
@@ -289,7 +303,10 @@ def subset_blocks():
 LOSS = [0.05, 0.3, 0.0]
 
 
-@case(params=LOSS, ids=["l005", "l03", "l0"], rtol=1e-9, atol=1e-11, outputs={"*loss": {"rtol": 2e-6, "atol": 1e-8}})
+# the loss dtype is not decided (the release adds a float64 shadow CE to transformers' float32 task loss; an
+# implementation may upcast the shadow CE to float32 as transformers does): values compared, dtype not
+@case(params=LOSS, ids=["l005", "l03", "l0"], rtol=1e-9, atol=1e-11,
+      outputs={"*loss": {"rtol": 2e-6, "atol": 1e-8, "dtype": False}})
 def aux_loss(lam):
     """Eq. 8-9: loss = task CE + lambda * shifted CE of lm_head(s^(0)); labels -100 ignored."""
     ids = _ids((2, 6), 4)
@@ -310,7 +327,9 @@ def aux_loss(lam):
     return {"loss": out.loss, "ref_loss": task + lam * shadow, "logits": out.logits}
 
 
-@case(rtol=1e-6, atol=1e-8)
+# atol 2e-7: a shadow CE computed in float32 (transformers' convention) instead of the release's float64 moves the
+# trained logits by up to ~5e-8 after 3 steps; the loss dtype is not decided
+@case(rtol=1e-6, atol=2e-7, outputs={"losses": {"dtype": False}})
 def train_steps():
     """SGD steps on the total loss (with the auxiliary term): losses, trained logits against the hook reference
     recomputed from the trained values, base parameters unchanged, grads reach every shadow part."""
@@ -400,17 +419,17 @@ def refusals():
     return out
 
 
-@case(rtol=1e-9, atol=1e-11, outputs={"loss*": {"rtol": 2e-6, "atol": 1e-8}})
+@case(rtol=1e-9, atol=1e-11, outputs={"loss*": {"rtol": 2e-6, "atol": 1e-8, "dtype": False}})
 def save_load():
     """save_pretrained / PeftModel.from_pretrained on a fresh base gives the same logits (and the same loss)."""
     ids = _ids((2, 6), 8)
-    kw = dict(r=3, shadow_alpha=0.4, shadow_hidden_size=8, shadow_num_attention_heads=2, shadow_intermediate_size=12)
-    pm, _blocks, _bb, _proj = _setup(kw)
+    kw = dict(r=3, shadow_alpha=0.4, **NARROW)
+    pm, _blocks, _bb, _proj = _setup(kw, base_kw=NARROW_BASE)
     with torch.no_grad():
         out = pm(input_ids=ids, labels=ids)
     with tempfile.TemporaryDirectory() as tmp:
         pm.save_pretrained(tmp)
-        loaded = PeftModel.from_pretrained(_base(seed=0), tmp)
+        loaded = PeftModel.from_pretrained(_base(seed=0, **NARROW_BASE), tmp)
         loaded.eval()
         with torch.no_grad():
             out2 = loaded(input_ids=ids, labels=ids)
@@ -479,8 +498,8 @@ def detached_shadow():
         for p in det_copy.parameters():
             p.add_(1.0)
         still = pm.unload_shadow()(input_ids=ids).logits
-    kw2 = dict(r=3, shadow_alpha=0.5, shadow_hidden_size=8, shadow_num_attention_heads=2, shadow_intermediate_size=12)
-    pm2, _, bb2, proj2 = _setup(kw2, seed=13)
+    kw2 = dict(r=3, shadow_alpha=0.5, **NARROW)
+    pm2, _, bb2, proj2 = _setup(kw2, seed=13, base_kw=NARROW_BASE)
     s0n = _s0(pm2, bb2, proj2, ids, shared=False)
     with torch.no_grad():
         ref_n = pm2.get_base_model().lm_head(s0n)
