@@ -154,7 +154,7 @@ def config_layer_types(out, ref):
     default = list(out["default"])
     expect(default in (_ratio_layout(9, 3), _ratio_layout(9, 0)),
            f"default layer_types {default}: three KDA layers for every MLA layer, repeating every four layers")
-    equal(list(out["default_mlp"]), ["dense"] + ["sparse"] * 8, 
+    equal(list(out["default_mlp"]), ["dense"] + ["sparse"] * 8,
           what="default mlp_layer_types (first_k_dense_replace=1)")
     equal(list(out["explicit"]), [FULL, LIN, FULL], what="explicit layer_types kept")
     equal(list(out["explicit_mlp"]), ["sparse"] * 3, what="explicit mlp_layer_types kept")
