@@ -51,7 +51,7 @@ def build(name: str, seed: int = 0, dtype=torch.float64, **over) -> KimiLinearFo
             if name_.endswith("A_log"):
                 prm.copy_(torch.linspace(-1.5, 0.5, prm.numel(), dtype=prm.dtype).view(prm.shape))
             elif name_.endswith("dt_bias"):
-                prm.copy_(torch.linspace(-1.0, 1.0, prm.numel(), dtype=prm.dtype))
+                prm.copy_(torch.linspace(-1.0, 1.0, prm.numel(), dtype=prm.dtype).view(prm.shape))
             elif "norm" in name_:
                 prm.add_(0.3 * torch.randn(prm.shape, generator=g, dtype=torch.float64).to(prm.dtype))
             elif prm.ndim >= 2:
@@ -125,13 +125,13 @@ def norms_and_gate():
     with torch.no_grad():
         gate.f_a_proj.weight.copy_(torch.randn(4, 10, generator=g, dtype=torch.float64))
         gate.f_b_proj.weight.copy_(torch.randn(12, 4, generator=g, dtype=torch.float64) * 2)
-        gate.dt_bias.copy_(torch.linspace(-2.0, 3.0, 12, dtype=torch.float64))
+        gate.dt_bias.copy_(torch.linspace(-2.0, 3.0, 12, dtype=torch.float64).view(gate.dt_bias.shape))
         gate.A_log.copy_(torch.tensor([-1.0, 0.2, 1.1], dtype=torch.float64).view(gate.A_log.shape))
     h = torch.randn(2, 5, 10, generator=g, dtype=torch.float64)
     log_alpha = gate(h)
     return {"x": x, "z": z, "w": norm.weight.detach(), "gated": norm(x, z).detach(), "l2": y, "l2_dim0": y0,
             "h": h, "f_a": gate.f_a_proj.weight.detach(), "f_b": gate.f_b_proj.weight.detach(),
-            "dt_bias": gate.dt_bias.detach().double(), "A_log": gate.A_log.detach().double().reshape(-1),
+            "dt_bias": gate.dt_bias.detach().double().reshape(-1), "A_log": gate.A_log.detach().double().reshape(-1),
             "log_alpha": log_alpha.detach().double()}
 
 
