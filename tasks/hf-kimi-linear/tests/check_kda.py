@@ -22,6 +22,14 @@ def _a(x):
     return np.asarray(x, dtype=np.float64)
 
 
+def _seq(out, key):
+    """A list the probe emitted (the runner flattens it to `key.0`, `key.1`, ... behind a ("seq", n) marker)."""
+    v = out[key]
+    if isinstance(v, tuple) and len(v) == 2 and v[0] == "seq":
+        return [_seq(out, f"{key}.{i}") for i in range(int(v[1]))]
+    return v
+
+
 def _l2(x, eps=1e-6):
     return x / np.sqrt((x * x).sum(-1, keepdims=True) + eps)
 
@@ -104,7 +112,7 @@ def prefill_then_decode(out, ref):
     close(out["segmented"], full, rtol=0, atol=MODEL_ATOL, what="prefill continued by a second chunked segment")
     equal(int(out["seq_length"]), 75, what="cache length after 67 + 8 tokens")
     K = int(ref["kernel"])
-    equal([int(c) for c in out["conv_width"]], [K] * len(ref["conv_width"]),
+    equal([int(c) for c in _seq(out, "conv_width")], [K] * len(_seq(ref, "conv_width")),
           what="conv state keeps the last kernel-size inputs (paper Sec. 4)")
     expect(bool(out["no_state_before"]), "a fresh cache has no conv/recurrent state (None)")
 
@@ -139,7 +147,7 @@ def cache_ops(out, ref):
     close(out["after_crop"], out["direct"], rtol=0, atol=MODEL_ATOL, what="crop(-2) rolls the states back 2 tokens")
     close(out["after_crop2"], out["direct2"], rtol=0, atol=MODEL_ATOL, what="a second record/crop round")
     equal(int(out["cropped_len"]), 8, what="cache length after 7 + 3 tokens cropped by 2")
-    equal([int(t) for t in out["to_keep"]], [3, 3, 0],
+    equal([int(t) for t in _seq(out, "to_keep")], [3, 3, 0],
           what="get_recurrent_states_to_keep: max over layers, the KDA layer's 3, 0 for an MLA layer (docstring)")
 
 
@@ -151,16 +159,17 @@ def _ratio_layout(n, first_full):
 def config_layer_types(out, ref):
     # paper Sec. 4: 3 KDA layers per MLA layer, repeating every 4 layers; the release puts MLA at layers 4, 8
     # (0-indexed) and the report's 3:1 reading at 3, 7: both are accepted
-    default = list(out["default"])
+    default = _seq(out, "default")
     expect(default in (_ratio_layout(9, 3), _ratio_layout(9, 0)),
            f"default layer_types {default}: three KDA layers for every MLA layer, repeating every four layers")
-    equal(list(out["default_mlp"]), ["dense"] + ["sparse"] * 8,
+    equal(_seq(out, "default_mlp"), ["dense"] + ["sparse"] * 8,
           what="default mlp_layer_types (first_k_dense_replace=1)")
-    equal(list(out["explicit"]), [FULL, LIN, FULL], what="explicit layer_types kept")
-    equal(list(out["explicit_mlp"]), ["sparse"] * 3, what="explicit mlp_layer_types kept")
-    equal(list(out["ckpt"]), [LIN, FULL, LIN, LIN, FULL], what="layer kinds from linear_attn_config (1-indexed)")
-    equal(list(out["ckpt_mlp"]), ["dense", "dense", "sparse", "sparse", "sparse"], what="first_k_dense_replace=2")
-    equal([int(v) for v in out["ckpt_dims"]], [16, 3, 2], what="head_dim, num_heads, kernel from linear_attn_config")
+    equal(_seq(out, "explicit"), [FULL, LIN, FULL], what="explicit layer_types kept")
+    equal(_seq(out, "explicit_mlp"), ["sparse"] * 3, what="explicit mlp_layer_types kept")
+    equal(_seq(out, "ckpt"), [LIN, FULL, LIN, LIN, FULL], what="layer kinds from linear_attn_config (1-indexed)")
+    equal(_seq(out, "ckpt_mlp"), ["dense", "dense", "sparse", "sparse", "sparse"], what="first_k_dense_replace=2")
+    equal([int(v) for v in _seq(out, "ckpt_dims")], [16, 3, 2],
+          what="head_dim, num_heads, kernel from linear_attn_config")
     equal(int(out["kv_heads"]), 6, what="num_key_value_heads None -> num_attention_heads")
     equal(int(out["qk_head_dim"]), 10, what="qk_head_dim = qk_nope_head_dim + qk_rope_head_dim")
 
@@ -169,8 +178,8 @@ def config_layer_types(out, ref):
 def layer_dispatch(out, ref):
     want = [["KimiLinearDeltaAttention", "KimiLinearMLP"], ["KimiLinearDeltaAttention", "KimiLinearMoE"],
             ["KimiLinearAttention", "KimiLinearMoE"], ["KimiLinearDeltaAttention", "KimiLinearMLP"]]
-    equal([list(k) for k in out["kinds"]], want, what="mixer by layer_types, FFN by mlp_layer_types")
-    equal(list(out["cache_kinds"]), list(ref["cache_kinds"]), what="cache layer kinds")
+    equal(_seq(out, "kinds"), want, what="mixer by layer_types, FFN by mlp_layer_types")
+    equal(_seq(out, "cache_kinds"), _seq(ref, "cache_kinds"), what="cache layer kinds")
     expect(bool(out["finite"]), "a decode step of the float32 MoE model is finite")
     expect(bool(out["hidden"]), "hidden states have the model width")
 
