@@ -21,7 +21,10 @@ warnings.filterwarnings("ignore")
 logging.set_verbosity_error()
 torch.set_num_threads(1)
 
-TOL = dict(rtol=1e-4, atol=1e-4, dtype=False)  # the release runs KDA in float32
+# the release runs KDA in float32, and its forget gate takes softplus as log(1 + exp(x)) in float32, which loses
+# digits against torch's softplus (log1p): a float32 reading with F.softplus sits 1.2e-4 beyond rtol from the
+# release on these logits, a float64 one 0.8e-4; every wrong variant that moves them moves them by >= 9e-2
+TOL = dict(rtol=1e-4, atol=3e-4, dtype=False)
 
 LIN, FULL = "linear_attention", "full_attention"
 CONFIGS = {
@@ -277,7 +280,7 @@ def cache_reorder_reset_crop():
             "to_keep": [int(t) for t in to_keep]}
 
 
-@case(rtol=1e-4, atol=1e-4, dtype=False)
+@case(rtol=1e-4, atol=3e-4, dtype=False)  # the softplus rounding above moves gradients by <= 7e-5
 def gradients():
     model = build("heads2", seed=6)
     model.train()
