@@ -289,7 +289,8 @@ def gradients():
     out.loss.backward()
     la = model.model.layers[0].self_attn
     fg = la.forget_gate
-    return {"loss": out.loss.detach(), "grad_A_log": fg.A_log.grad, "grad_dt_bias": fg.dt_bias.grad,
+    # per-head parameters flattened: their storage shape is not decided by anything a solver sees (blind solves)
+    return {"loss": out.loss.detach(), "grad_A_log": fg.A_log.grad.flatten(), "grad_dt_bias": fg.dt_bias.grad.flatten(),
             "grad_f_a": fg.f_a_proj.weight.grad, "grad_f_b": fg.f_b_proj.weight.grad,
             "grad_conv": la.conv1d.weight.grad, "grad_q": la.q_proj.weight.grad, "grad_k": la.k_proj.weight.grad,
             "grad_v": la.v_proj.weight.grad, "grad_b": la.b_proj.weight.grad, "grad_g_a": la.g_a_proj.weight.grad,
@@ -310,7 +311,9 @@ def config_layer_types():
     return {"default": list(a.layer_types), "default_mlp": list(a.mlp_layer_types), "explicit": list(c.layer_types),
             "explicit_mlp": list(c.mlp_layer_types), "ckpt": list(d.layer_types), "ckpt_mlp": list(d.mlp_layer_types),
             "ckpt_dims": [d.linear_head_dim, d.linear_num_heads, d.linear_conv_kernel_dim],
-            "kv_heads": e.num_key_value_heads, "qk_head_dim": e.qk_head_dim}
+            "kv_heads": e.num_key_value_heads,
+            # -1: no such attribute (its one caller, generation/utils.py:2156, reads it with a default)
+            "qk_head_dim": -1 if getattr(e, "qk_head_dim", None) is None else e.qk_head_dim}
 
 
 @case(compare="none")
